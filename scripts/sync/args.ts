@@ -1,0 +1,116 @@
+/** @module Command-line flags of `npm run sync`. An unknown or misused flag is a UserError (exit 2). */
+import { UserError } from "./user-error";
+
+export type SyncTarget = "local" | "remote";
+
+export interface SyncOptions {
+  configDir: string;
+  target: SyncTarget;
+  persistTo: string;
+  dryRun: boolean;
+  json: boolean;
+  strict: boolean;
+  /** `--rollback` alone: the previous version; `--rollback V`: that version. */
+  rollback?: { version?: string };
+  statusOut?: string;
+  wranglerConfig: string;
+  help: boolean;
+}
+
+export const USAGE = `Usage: npm run sync -- [options]
+
+Compiles the Gateway API resources of every cluster into one route table and pushes it to Workers KV.
+
+Options:
+  --config DIR          config folder with kedge.yaml and clusters/<name>/ (default: config)
+  --local               write to local state that \`npm start\` and \`wrangler dev\` read (default)
+  --persist-to DIR      local state folder, like wrangler's flag (default: .wrangler/state)
+  --remote              write to the KV namespace in wrangler.toml, through wrangler and your login
+  --dry-run             show what would change against the current table; write nothing
+  --rollback [VERSION]  point the edge back at VERSION (default: the previous version)
+  --strict              exit 1 and write nothing when any resource was rejected
+  --json                machine-readable output
+  --status-out DIR      write each object's status block as YAML under DIR
+  --wrangler-config F   wrangler config file (default: wrangler.toml)
+  -h, --help            this text
+
+Exit codes: 0 written or unchanged (warnings allowed); 1 --strict and something was rejected;
+2 input that cannot be used (YAML syntax error, unknown flag), nothing written.`;
+
+/** Parses argv (without node and script). */
+export function parseSyncArgs(argv: string[]): SyncOptions {
+  const options: SyncOptions = {
+    configDir: "config",
+    target: "local",
+    persistTo: ".wrangler/state",
+    dryRun: false,
+    json: false,
+    strict: false,
+    wranglerConfig: "wrangler.toml",
+    help: false,
+  };
+  let sawLocal = false;
+  let sawRemote = false;
+  let sawPersist = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === "" || (inline === undefined && v.startsWith("--"))) throw new UserError(`${flag} needs a value`, USAGE.split("\n").find((l) => l.includes(flag))?.trim());
+      return v;
+    };
+    switch (flag) {
+      case "--config":
+        options.configDir = value();
+        break;
+      case "--local":
+        sawLocal = true;
+        options.target = "local";
+        break;
+      case "--remote":
+        sawRemote = true;
+        options.target = "remote";
+        break;
+      case "--persist-to":
+        sawPersist = true;
+        options.persistTo = value();
+        break;
+      case "--dry-run":
+        options.dryRun = true;
+        break;
+      case "--json":
+        options.json = true;
+        break;
+      case "--strict":
+        options.strict = true;
+        break;
+      case "--status-out":
+        options.statusOut = value();
+        break;
+      case "--wrangler-config":
+        options.wranglerConfig = value();
+        break;
+      case "--rollback": {
+        const next = inline ?? argv[i + 1];
+        if (next !== undefined && !next.startsWith("-")) {
+          if (inline === undefined) i++;
+          options.rollback = { version: next };
+        } else {
+          options.rollback = {};
+        }
+        break;
+      }
+      case "-h":
+      case "--help":
+        options.help = true;
+        break;
+      default:
+        throw new UserError(`unknown flag ${JSON.stringify(arg)}`, "run `npm run sync -- --help` for the flags");
+    }
+  }
+  if (sawLocal && sawRemote) throw new UserError("--local and --remote cannot be combined", "choose where to write");
+  if (sawRemote && sawPersist) throw new UserError("--persist-to applies to --local only", "drop --persist-to, or use --local");
+  if (options.rollback && options.dryRun) throw new UserError("--rollback and --dry-run cannot be combined", "run --rollback alone");
+  return options;
+}

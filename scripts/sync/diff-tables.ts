@@ -1,0 +1,40 @@
+/** @module What a new table changes compared with the served one (for --dry-run). */
+import { canonicalJson } from "../../src/table/canonical-json";
+import type { RouteTable } from "../../src/table/route-table";
+
+export interface TableDiff {
+  from?: string;
+  to: string;
+  rules: { added: string[]; removed: string[]; changed: string[] };
+  backends: { added: string[]; removed: string[]; changed: string[] };
+  hostsChanged: boolean;
+}
+
+function ruleViews(table: RouteTable | null): Map<string, string> {
+  const views = new Map<string, string>();
+  if (!table) return views;
+  table.rules.forEach((rule, i) => {
+    const matches = table.matches.filter((m) => m.rule === i).map(({ rule: _rule, ...m }) => m);
+    views.set(rule.id, canonicalJson({ rule, matches }));
+  });
+  return views;
+}
+
+function compare(before: Map<string, string>, after: Map<string, string>) {
+  return {
+    added: [...after.keys()].filter((k) => !before.has(k)).sort(),
+    removed: [...before.keys()].filter((k) => !after.has(k)).sort(),
+    changed: [...after.keys()].filter((k) => before.has(k) && before.get(k) !== after.get(k)).sort(),
+  };
+}
+
+export function diffTables(current: RouteTable | null, next: RouteTable): TableDiff {
+  const backendViews = (t: RouteTable | null) => new Map(Object.entries(t?.backends ?? {}).map(([id, b]) => [id, canonicalJson(b)]));
+  return {
+    from: current?.version,
+    to: next.version,
+    rules: compare(ruleViews(current), ruleViews(next)),
+    backends: compare(backendViews(current), backendViews(next)),
+    hostsChanged: canonicalJson(current?.hosts ?? {}) !== canonicalJson(next.hosts),
+  };
+}

@@ -1,0 +1,44 @@
+/** @module Prints what the compile found, per cluster and object, the way a controller's status reads. */
+import { type Condition, type Diagnostic, type ObjectRef, parentRefText, type ResourceStatus } from "../../src/compile/diagnostics";
+import type { RouteTable } from "../../src/table/route-table";
+import type { SkippedDocument } from "../../src/gateway-api/parse-manifests";
+
+const objectName = (o: ObjectRef) => `${o.kind} ${o.namespace}/${o.name}`;
+const where = (o: ObjectRef) => (o.file ? ` (${o.file}${o.line ? `:${o.line}` : ""})` : "");
+const conditionText = (c: Condition) => `${c.type}=${c.status}${c.status === "True" && c.reason === c.type ? "" : ` ${c.reason}`}`;
+const SYMBOL = { error: "✗", warning: "!", info: "·" } as const;
+
+export interface ReportInput {
+  table: RouteTable;
+  statuses: ResourceStatus[];
+  diagnostics: Diagnostic[];
+  skipped: SkippedDocument[];
+  clusters: string[];
+  verbose?: boolean;
+}
+
+/** Human-readable report, grouped by cluster and object. */
+export function formatReport(input: ReportInput): string {
+  const lines: string[] = [];
+  const endpoints = Object.values(input.table.backends).reduce((n, b) => n + b.endpoints.length, 0);
+  lines.push(`table ${input.table.name}@${input.table.version}: ${input.table.listeners.length} listeners, ${input.table.rules.length} rules, ${Object.keys(input.table.backends).length} backends, ${endpoints} endpoints`);
+  for (const cluster of input.clusters) {
+    const statuses = input.statuses.filter((s) => s.object.cluster === cluster);
+    const diagnostics = input.diagnostics.filter((d) => d.object.cluster === cluster && (d.severity !== "info" || input.verbose));
+    if (statuses.length === 0 && diagnostics.length === 0) continue;
+    lines.push("", `cluster ${cluster}`);
+    for (const s of statuses) {
+      lines.push(`  ${objectName(s.object)}  ${s.conditions.map(conditionText).join("  ")}`.trimEnd());
+      for (const l of s.listeners ?? []) lines.push(`    listener ${l.name}: attachedRoutes=${l.attachedRoutes}  ${l.conditions.map(conditionText).join("  ")}`);
+      for (const p of s.parents ?? []) lines.push(`    parent ${parentRefText(p.parentRef)}: ${p.conditions.map(conditionText).join("  ")}`);
+    }
+    for (const d of diagnostics) {
+      lines.push(`  ${SYMBOL[d.severity]} ${objectName(d.object)}${d.field ? ` ${d.field}` : ""}: ${d.reason}: ${d.message}${where(d.object)}`);
+    }
+  }
+  for (const s of input.skipped) lines.push(`! ${s.file}:${s.line}: ${s.message}; skipped`);
+  const errors = input.diagnostics.filter((d) => d.severity === "error").length;
+  const warnings = input.diagnostics.filter((d) => d.severity === "warning").length + input.skipped.length;
+  lines.push("", `${errors} rejected, ${warnings} warnings`);
+  return lines.join("\n");
+}

@@ -1,0 +1,98 @@
+/** @module One sync run: load ▸ compile ▸ report ▸ (strict gate) ▸ push or dry-run or rollback. Returns the exit code. */
+import { compileRouteTable } from "../../src/compile/compile-route-table";
+import { readWranglerFacts } from "../lib/wrangler-config";
+import type { SyncOptions } from "./args";
+import { diffTables } from "./diff-tables";
+import type { KvStore } from "./kv-store";
+import { loadConfig } from "./load-config";
+import { openLocalKv } from "./local-kv";
+import { pushTable, readCurrentTable, readHistory, rollbackTable } from "./publish";
+import { openRemoteKv } from "./remote-kv";
+import { formatReport } from "./report";
+import { writeStatusFiles } from "./write-status";
+
+export interface Output {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export const EXIT = { OK: 0, REJECTED: 1, UNUSABLE_INPUT: 2 } as const;
+
+async function openStore(options: SyncOptions): Promise<KvStore> {
+  const facts = readWranglerFacts(options.wranglerConfig);
+  return options.target === "remote" ? openRemoteKv(facts.kvNamespaceId, options.wranglerConfig) : openLocalKv(options.persistTo, facts.kvNamespaceId);
+}
+
+async function withStore<T>(options: SyncOptions, use: (kv: KvStore) => Promise<T>): Promise<T> {
+  const kv = await openStore(options);
+  try {
+    return await use(kv);
+  } finally {
+    await kv.close();
+  }
+}
+
+export async function runSync(options: SyncOptions, io: Output): Promise<number> {
+  const loaded = loadConfig(options.configDir);
+  const name = loaded.edge.name;
+
+  if (options.rollback) {
+    const { from, to } = await withStore(options, (kv) => rollbackTable(kv, name, options.rollback?.version));
+    if (options.json) io.out(JSON.stringify({ rollback: { table: name, from, to } }, null, 2));
+    else io.out(from === to ? `table ${name} already serves ${to}; nothing written` : `table ${name}: pointer moved ${from ?? "(none)"} → ${to}`);
+    return EXIT.OK;
+  }
+
+  const result = await compileRouteTable(loaded.edge, loaded.manifests);
+  const rejected = result.diagnostics.some((d) => d.severity === "error");
+  const clusters = loaded.edge.clusters.map((c) => c.name);
+  if (options.statusOut) writeStatusFiles(options.statusOut, result.statuses);
+  const summary: Record<string, unknown> = {
+    table: { name, version: result.table.version, rules: result.table.rules.length, backends: Object.keys(result.table.backends).length },
+    statuses: result.statuses,
+    diagnostics: result.diagnostics,
+    skipped: loaded.skipped,
+  };
+  if (!options.json) {
+    io.out(formatReport({ ...result, skipped: loaded.skipped, clusters }));
+    for (const dir of loaded.unknownClusterDirs) io.out(`! clusters/${dir}/ is not named in kedge.yaml; ignored`);
+  }
+  const finish = (code: number) => {
+    if (options.json) io.out(JSON.stringify(summary, null, 2));
+    return code;
+  };
+
+  if (options.strict && rejected) {
+    summary.written = false;
+    if (!options.json) io.err("--strict: resources were rejected; nothing written");
+    return finish(EXIT.REJECTED);
+  }
+
+  if (options.dryRun) {
+    const diff = await withStore(options, async (kv) => diffTables(await readCurrentTable(kv, name), result.table));
+    summary.dryRun = diff;
+    summary.written = false;
+    if (!options.json) {
+      const unchanged = diff.from === diff.to;
+      io.out(unchanged ? `\ndry run: the edge already serves ${diff.to}; nothing would be written` : `\ndry run: ${diff.from ?? "(no table)"} → ${diff.to} (nothing written)`);
+      for (const [what, d] of [["rule", diff.rules], ["backend", diff.backends]] as const) {
+        for (const id of d.added) io.out(`  + ${what} ${id}`);
+        for (const id of d.removed) io.out(`  - ${what} ${id}`);
+        for (const id of d.changed) io.out(`  ~ ${what} ${id}`);
+      }
+    }
+    return finish(EXIT.OK);
+  }
+
+  const pushed = await withStore(options, async (kv) => ({ outcome: await pushTable(kv, result.table), history: await readHistory(kv, name), where: kv.description }));
+  summary.written = pushed.outcome.changed;
+  summary.push = { ...pushed.outcome, target: pushed.where, history: pushed.history.map((h) => h.version) };
+  if (!options.json) {
+    io.out(
+      pushed.outcome.changed
+        ? `\nwrote table ${name}@${pushed.outcome.version} to ${pushed.where} (previous: ${pushed.outcome.previous ?? "none"})`
+        : `\ntable ${name}@${pushed.outcome.version} is already current in ${pushed.where}; nothing written`,
+    );
+  }
+  return finish(EXIT.OK);
+}

@@ -1,0 +1,37 @@
+/** @module `--status-out DIR`: one YAML status block per object, as a Gateway API controller would write it. */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import type { Condition, ResourceStatus } from "../../src/compile/diagnostics";
+
+const CONTROLLER = "kedge.dev/edge";
+
+function conditions(list: Condition[], generation: string) {
+  return list.map((c) => ({ type: c.type, status: c.status, reason: c.reason, message: c.message, observedGeneration: 1, lastTransitionTime: generation }));
+}
+
+/** Writes `<dir>/<cluster>/<kind>-<namespace>-<name>.yaml` for every status; returns the files written. */
+export function writeStatusFiles(dir: string, statuses: ResourceStatus[], now = new Date()): string[] {
+  const at = now.toISOString().replace(/\.\d+Z$/, "Z");
+  const files: string[] = [];
+  for (const s of statuses) {
+    const status: Record<string, unknown> = {};
+    if (s.parents) {
+      status.parents = s.parents.map((p) => ({
+        parentRef: { group: "gateway.networking.k8s.io", kind: "Gateway", ...p.parentRef },
+        controllerName: CONTROLLER,
+        conditions: conditions(p.conditions, at),
+      }));
+    } else {
+      status.conditions = conditions(s.conditions, at);
+    }
+    if (s.listeners) status.listeners = s.listeners.map((l) => ({ name: l.name, attachedRoutes: l.attachedRoutes, supportedKinds: [{ group: "gateway.networking.k8s.io", kind: "HTTPRoute" }], conditions: conditions(l.conditions, at) }));
+    const doc = { apiVersion: "gateway.networking.k8s.io/v1", kind: s.object.kind, metadata: { name: s.object.name, namespace: s.object.namespace }, status };
+    const folder = join(dir, s.object.cluster);
+    mkdirSync(folder, { recursive: true });
+    const file = join(folder, `${s.object.kind.toLowerCase()}-${s.object.namespace}-${s.object.name}.yaml`);
+    writeFileSync(file, stringify(doc));
+    files.push(file);
+  }
+  return files;
+}

@@ -1,0 +1,91 @@
+/**
+ * @module The compiler: resources of every cluster → one RouteTable plus diagnostics and statuses.
+ * Pure: no I/O. Stages: index ▸ gateways ▸ routes (attach, validate, resolve backends) ▸ host index ▸ hash.
+ */
+import type { Manifest } from "../gateway-api/manifest";
+import { canonicalJson, sha256Hex } from "../table/canonical-json";
+import { type CompiledBackend, type CompiledMatch, type CompiledRule, type Protocol, type RouteTable, SCHEMA_VERSION } from "../table/route-table";
+import { type Diagnostic, Diagnostics, type ResourceStatus } from "./diagnostics";
+import type { EdgeConfig } from "./edge-config";
+import { compileGateways, gatewayStatuses, isServed } from "./gateways";
+import { buildHostIndex, type IndexedAttachment } from "./host-index";
+import { compileHTTPRoutes, type RouteDraft } from "./http-routes";
+import { ResourceIndex } from "./resource-index";
+
+export interface CompileResult {
+  table: RouteTable;
+  diagnostics: Diagnostic[];
+  statuses: ResourceStatus[];
+}
+
+/** Kinds the compiler reads; anything else in a cluster folder is reported once and ignored. */
+const KNOWN_KINDS = new Set(["Gateway", "GatewayClass", "HTTPRoute", "ReferenceGrant", "Service", "EndpointSlice", "Namespace"]);
+
+function emitRoute(draft: RouteDraft, clusterOrder: number, rules: CompiledRule[], matches: CompiledMatch[]): IndexedAttachment[] {
+  const { manifest: route } = draft;
+  const base = `${route.cluster}/${route.metadata.namespace}/${route.metadata.name}`;
+  const ports = [...new Set(draft.attachments.map((a) => a.listener.port))].sort((a, b) => a - b);
+  const result: IndexedAttachment[] = [];
+  for (const port of ports) {
+    // A route attached to listeners on several ports gets one copy per port: redirects default to that port.
+    const suffix = ports.length > 1 ? `@${port}` : "";
+    const ranked: IndexedAttachment["matches"] = [];
+    for (const rule of draft.rules) {
+      const ruleIndex = rules.length;
+      const id = `${base}/rule/${rule.index}${suffix}`;
+      rules.push({
+        id,
+        source: { cluster: route.cluster, kind: "HTTPRoute", namespace: route.metadata.namespace, name: route.metadata.name },
+        listenerPort: port,
+        backendRefs: rule.backendRefs,
+        filters: rule.filters,
+        timeouts: rule.timeouts,
+      });
+      rule.matches.forEach((m, j) => {
+        const match: CompiledMatch = { id: `${id}/match/${j}`, rule: ruleIndex, ...m };
+        ranked.push({ index: matches.length, match, route, clusterOrder, ruleIndex: rule.index, matchIndex: j });
+        matches.push(match);
+      });
+    }
+    for (const a of draft.attachments) if (a.listener.port === port) result.push({ ...a, matches: ranked });
+  }
+  return result;
+}
+
+/**
+ * Compiles the resources of all clusters into one table. Never throws on a user mistake: an invalid
+ * object is left out with a diagnostic and a status condition, and the rest compiles.
+ */
+export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[]): Promise<CompileResult> {
+  const diagnostics = new Diagnostics();
+  const clusterOrder = new Map(edge.clusters.map((c, i) => [c.name, i]));
+  const index = new ResourceIndex(manifests.filter((m) => clusterOrder.has(m.cluster)));
+  for (const d of index.duplicates) diagnostics.warn(d, undefined, "Duplicate", `another ${d.kind} ${d.metadata.namespace}/${d.metadata.name} in cluster ${d.cluster} came first; this one is ignored`);
+  for (const m of manifests) if (!KNOWN_KINDS.has(m.kind)) diagnostics.add("info", m, undefined, "Ignored", `kind ${m.kind} is not read by kedge`);
+
+  const listeners = compileGateways(index, edge.gatewayClassName, diagnostics);
+  const statuses: ResourceStatus[] = [];
+  const backends = new Map<string, CompiledBackend>();
+  const routes = compileHTTPRoutes({ index, edge, backends }, listeners, diagnostics, statuses);
+  statuses.unshift(...gatewayStatuses(listeners));
+
+  const rules: CompiledRule[] = [];
+  const matches: CompiledMatch[] = [];
+  const attachments = routes.flatMap((r) => emitRoute(r, clusterOrder.get(r.manifest.cluster) ?? 0, rules, matches));
+  const served = listeners.filter(isServed);
+  const hosts: RouteTable["hosts"] = {};
+  for (const protocol of ["HTTP", "HTTPS"] as Protocol[]) {
+    if (served.some((l) => l.protocol === protocol)) hosts[protocol] = buildHostIndex(protocol, served, attachments);
+  }
+  const body = {
+    schemaVersion: SCHEMA_VERSION,
+    name: edge.name,
+    listeners: served.map((l) => ({ id: l.id, protocol: l.protocol, port: l.port, hostname: l.hostname })),
+    hosts,
+    matches,
+    rules,
+    backends: Object.fromEntries([...backends.entries()].sort(([a], [b]) => (a < b ? -1 : 1))),
+  } satisfies Omit<RouteTable, "version">;
+  const version = (await sha256Hex(canonicalJson(body))).slice(0, 20);
+  return { table: { ...body, version }, diagnostics: diagnostics.items, statuses };
+}

@@ -1,0 +1,73 @@
+/**
+ * @module Builds the per-protocol host index: for every exact host, wildcard suffix and the catch-all,
+ * the candidate matches already in precedence order. The Worker then needs one map lookup per request,
+ * and its cost does not grow with routes on other hosts.
+ */
+import { hostnameMatches, isWildcard } from "../gateway-api/hostname";
+import type { HostIndex, Protocol } from "../table/route-table";
+import type { EdgeListener } from "./gateways";
+import type { Attachment } from "./http-routes";
+import { compareCandidates, type HostScore, type RankedMatch } from "./precedence";
+
+/** An attachment with the table matches it contributes. */
+export interface IndexedAttachment extends Attachment {
+  matches: RankedMatch[];
+}
+
+/** Listener specificity for a host: exact > longest wildcard > no hostname; -1 when it does not take the host. */
+function listenerScore(listener: EdgeListener, host: string): number {
+  if (listener.hostname === undefined) return 0;
+  if (!hostnameMatches(listener.hostname, host)) return -1;
+  return isWildcard(listener.hostname) ? 1 + listener.hostname.length : 1_000_000;
+}
+
+function hostScore(hostnames: string[] | null, host: string): HostScore | null {
+  if (hostnames === null) return { exactLength: 0, patternLength: 0 };
+  let best: HostScore | null = null;
+  for (const pattern of hostnames) {
+    if (!hostnameMatches(pattern, host)) continue;
+    const score = isWildcard(pattern) ? { exactLength: 0, patternLength: pattern.length } : { exactLength: host.length, patternLength: host.length };
+    if (!best || score.exactLength > best.exactLength || (score.exactLength === best.exactLength && score.patternLength > best.patternLength)) best = score;
+  }
+  return best;
+}
+
+/**
+ * Candidate match indexes for one host, in precedence order. This is also the reference ("linear")
+ * matcher: it scans every attachment, which is what the index saves the Worker from doing.
+ */
+export function candidatesForHost(attachments: IndexedAttachment[], host: string): number[] {
+  const bestListener = Math.max(-1, ...attachments.map((a) => listenerScore(a.listener, host)));
+  if (bestListener < 0) return [];
+  const ranked: { score: HostScore; ranked: RankedMatch }[] = [];
+  const seen = new Set<number>();
+  for (const a of attachments) {
+    if (listenerScore(a.listener, host) !== bestListener) continue;
+    const score = hostScore(a.hostnames, host);
+    if (!score) continue;
+    for (const m of a.matches) {
+      if (seen.has(m.index)) continue;
+      seen.add(m.index);
+      ranked.push({ score, ranked: m });
+    }
+  }
+  return ranked.sort(compareCandidates).map((c) => c.ranked.index);
+}
+
+/** The host index of one protocol. Listeners without routes still claim their hosts (so those 404). */
+export function buildHostIndex(protocol: Protocol, listeners: EdgeListener[], attachments: IndexedAttachment[]): HostIndex {
+  const ofProtocol = attachments.filter((a) => a.listener.protocol === protocol);
+  const patterns = new Set<string>();
+  for (const l of listeners) if (l.protocol === protocol && l.hostname) patterns.add(l.hostname);
+  for (const a of ofProtocol) for (const h of a.hostnames ?? []) patterns.add(h);
+  const index: HostIndex = { exact: {}, wildcard: {}, any: candidatesForHost(ofProtocol, "") };
+  for (const pattern of [...patterns].sort()) {
+    if (isWildcard(pattern)) {
+      // A one-label host under the suffix that no exact name equals stands for "any other host here".
+      index.wildcard[pattern.slice(2)] = candidatesForHost(ofProtocol, `\u0000.${pattern.slice(2)}`);
+    } else {
+      index.exact[pattern] = candidatesForHost(ofProtocol, pattern);
+    }
+  }
+  return index;
+}

@@ -1,0 +1,149 @@
+/**
+ * @module HTTPRoutes: validates each route, attaches it to listeners through its parentRefs
+ * (sectionName, port, allowedRoutes, hostname intersection) and records per-parent conditions.
+ */
+
+import { hostnameProblem, intersectHostnames } from "../gateway-api/hostname";
+import { isJsonObject, type Manifest } from "../gateway-api/manifest";
+import type { CompiledBackendRef, CompiledFilter } from "../table/route-table";
+import { type BackendContext, GATEWAY_GROUP, resolveBackendRefs } from "./backend-refs";
+import { type Condition, type Diagnostics, objectRef, type ParentRefView, type ResourceStatus } from "./diagnostics";
+import { compileFilters } from "./filters";
+import { type EdgeListener, isServed } from "./gateways";
+import { compileMatches, type FieldProblem, isProblem, type MatchDraft } from "./route-matches";
+import { compileTimeouts } from "./timeouts";
+
+export interface RuleDraft {
+  index: number;
+  matches: MatchDraft[];
+  filters: CompiledFilter[];
+  backendRefs: CompiledBackendRef[];
+  timeouts?: { requestMs?: number; backendRequestMs?: number };
+}
+
+/** One accepted route attached to one listener, serving `hostnames` (null: every host). */
+export interface Attachment {
+  listener: EdgeListener;
+  hostnames: string[] | null;
+}
+
+export interface RouteDraft {
+  manifest: Manifest;
+  rules: RuleDraft[];
+  attachments: Attachment[];
+}
+
+const ok = (type: string, reason: string, message = ""): Condition => ({ type, status: "True", reason, message });
+const bad = (type: string, reason: string, message: string): Condition => ({ type, status: "False", reason, message });
+
+function compileRules(ctx: BackendContext, route: Manifest): { rules: RuleDraft[]; unresolved: FieldProblem[] } | FieldProblem {
+  const raw = route.spec.rules ?? [{}];
+  if (!Array.isArray(raw) || raw.length > 16) return { field: "spec.rules", reason: "UnsupportedValue", message: "rules must be a list of at most 16" };
+  const rules: RuleDraft[] = [];
+  const unresolved: FieldProblem[] = [];
+  let matchCount = 0;
+  for (const [i, rule] of raw.entries()) {
+    const at = `spec.rules[${i}]`;
+    if (!isJsonObject(rule)) return { field: at, reason: "UnsupportedValue", message: "rule must be a mapping" };
+    const matches = compileMatches(rule.matches, `${at}.matches`);
+    if (isProblem(matches)) return matches;
+    matchCount += matches.length;
+    const filters = compileFilters(rule.filters, `${at}.filters`, matches);
+    if (isProblem(filters)) return filters;
+    const hasRedirect = filters.some((f) => f.type === "RequestRedirect");
+    if (hasRedirect && Array.isArray(rule.backendRefs) && rule.backendRefs.length > 0) {
+      return { field: `${at}.filters`, reason: "UnsupportedValue", message: "RequestRedirect cannot be combined with backendRefs" };
+    }
+    const refs = resolveBackendRefs(ctx, route, rule.backendRefs, `${at}.backendRefs`, matches);
+    if (refs.rejected) return refs.rejected;
+    unresolved.push(...refs.unresolved);
+    const timeouts = compileTimeouts(rule.timeouts, `${at}.timeouts`);
+    if (isProblem(timeouts)) return timeouts;
+    rules.push({ index: i, matches, filters, backendRefs: refs.refs, timeouts });
+  }
+  if (matchCount > 128) return { field: "spec.rules", reason: "UnsupportedValue", message: "a route may have at most 128 matches in total" };
+  return { rules, unresolved };
+}
+
+function routeHostnames(route: Manifest): string[] | FieldProblem {
+  const raw = route.spec.hostnames ?? [];
+  if (!Array.isArray(raw) || raw.length > 16) return { field: "spec.hostnames", reason: "UnsupportedValue", message: "hostnames must be a list of at most 16" };
+  for (const [i, h] of raw.entries()) {
+    const problem = typeof h === "string" ? hostnameProblem(h, true) : "must be a string";
+    if (problem) return { field: `spec.hostnames[${i}]`, reason: "UnsupportedValue", message: `hostname ${JSON.stringify(h)} ${problem}` };
+  }
+  return raw as string[];
+}
+
+interface ParentOutcome {
+  parentRef: ParentRefView;
+  attachments: Attachment[];
+  condition: Condition;
+}
+
+function attachToParent(route: Manifest, parent: Record<string, unknown>, hostnames: string[], listeners: EdgeListener[]): ParentOutcome | null {
+  const namespace = typeof parent.namespace === "string" ? parent.namespace : route.metadata.namespace;
+  const name = String(parent.name);
+  const section = typeof parent.sectionName === "string" ? parent.sectionName : undefined;
+  const port = typeof parent.port === "number" ? parent.port : undefined;
+  const parentRef: ParentRefView = { namespace, name, sectionName: section, port };
+  const ofGateway = listeners.filter(
+    (l) => l.gateway.cluster === route.cluster && l.gateway.metadata.namespace === namespace && l.gateway.metadata.name === name,
+  );
+  if (ofGateway.length === 0) return null; // not a Gateway this edge serves
+  const named = ofGateway.filter((l) => isServed(l) && (section === undefined || l.name === section) && (port === undefined || l.port === port));
+  if (named.length === 0) {
+    return { parentRef, attachments: [], condition: bad("Accepted", "NoMatchingParent", `Gateway ${namespace}/${name} has no served listener${section ? ` named ${section}` : ""}${port ? ` on port ${port}` : ""}`) };
+  }
+  const allowed = named.filter((l) => l.allowsHTTPRoute && l.allowsNamespace(route.metadata.namespace));
+  if (allowed.length === 0) {
+    return { parentRef, attachments: [], condition: bad("Accepted", "NotAllowedByListeners", `listeners of Gateway ${namespace}/${name} do not allow HTTPRoutes from namespace ${route.metadata.namespace}`) };
+  }
+  const attachments = allowed.flatMap((listener) => {
+    const effective = intersectHostnames(listener.hostname, hostnames);
+    return effective !== null && effective.length === 0 ? [] : [{ listener, hostnames: effective }];
+  });
+  if (attachments.length === 0) {
+    return { parentRef, attachments, condition: bad("Accepted", "NoMatchingListenerHostname", `no route hostname intersects a listener hostname of Gateway ${namespace}/${name}`) };
+  }
+  return { parentRef, attachments, condition: ok("Accepted", "Accepted") };
+}
+
+/** Compiles every HTTPRoute that names a Gateway of this edge; returns the accepted ones. */
+export function compileHTTPRoutes(ctx: BackendContext, listeners: EdgeListener[], diagnostics: Diagnostics, statuses: ResourceStatus[]): RouteDraft[] {
+  const accepted: RouteDraft[] = [];
+  for (const route of ctx.index.all("HTTPRoute")) {
+    const parents = (Array.isArray(route.spec.parentRefs) ? route.spec.parentRefs : []).filter(
+      (p): p is Record<string, unknown> => isJsonObject(p) && typeof p.name === "string" && (p.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (p.kind ?? "Gateway") === "Gateway",
+    );
+    const hostnames = routeHostnames(route);
+    const outcomes = parents.flatMap((p) => attachToParent(route, p, Array.isArray(hostnames) ? hostnames : [], listeners) ?? []);
+    if (outcomes.length === 0) {
+      const named = parents.map((p) => p.name).join(", ");
+      diagnostics.warn(route, "spec.parentRefs", "NoMatchingParent", named ? `no Gateway of this edge named ${named} in cluster ${route.cluster}; route ignored` : "route has no Gateway parentRef; ignored");
+      continue;
+    }
+    const status: ResourceStatus = { object: objectRef(route), conditions: [], parents: [] };
+    statuses.push(status);
+    const rules = isProblem(hostnames) ? hostnames : compileRules(ctx, route);
+    if (isProblem(rules)) {
+      diagnostics.error(route, rules.field, rules.reason, `${rules.message}; the route is not served`);
+      for (const o of outcomes) status.parents?.push({ parentRef: o.parentRef, conditions: [bad("Accepted", rules.reason, rules.message), ok("ResolvedRefs", "ResolvedRefs")] });
+      continue;
+    }
+    const resolvedRefs = rules.unresolved.length === 0
+      ? ok("ResolvedRefs", "ResolvedRefs")
+      : bad("ResolvedRefs", rules.unresolved[0]?.reason ?? "BackendNotFound", rules.unresolved.map((u) => u.message).join("; "));
+    for (const u of rules.unresolved) diagnostics.error(route, u.field, u.reason, `${u.message}; requests for its share answer 500`);
+    const attachments: Attachment[] = [];
+    for (const o of outcomes) {
+      status.parents?.push({ parentRef: o.parentRef, conditions: [o.condition, resolvedRefs] });
+      if (o.condition.status === "False") diagnostics.error(route, "spec.parentRefs", o.condition.reason, o.condition.message);
+      attachments.push(...o.attachments);
+    }
+    if (attachments.length === 0) continue;
+    for (const listener of new Set(attachments.map((a) => a.listener))) listener.attachedRoutes++;
+    accepted.push({ manifest: route, rules: rules.rules, attachments });
+  }
+  return accepted;
+}

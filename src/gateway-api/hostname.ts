@@ -1,0 +1,55 @@
+/** @module Gateway API hostname syntax, wildcard matching and listener × route intersection (spec §1.4). */
+
+const LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+
+/** True for an IPv4 or IPv6 literal (with or without brackets). */
+export function isIpLiteral(host: string): boolean {
+  return IPV4.test(host) || host.includes(":") || (host.startsWith("[") && host.endsWith("]"));
+}
+
+/**
+ * Validates an RFC 1123 lower-case hostname; with `allowWildcard`, a single leading `*.` label.
+ * Returns a problem description, or null when valid.
+ */
+export function hostnameProblem(hostname: string, allowWildcard: boolean): string | null {
+  if (hostname.length === 0 || hostname.length > 253) return "must be 1 to 253 characters";
+  if (isIpLiteral(hostname)) return "must not be an IP address";
+  let rest = hostname;
+  if (hostname.startsWith("*.")) {
+    if (!allowWildcard) return "must not be a wildcard";
+    rest = hostname.slice(2);
+  }
+  const labels = rest.split(".");
+  if (!labels.every((l) => LABEL.test(l))) {
+    return "must be lower-case RFC 1123 labels (a-z, 0-9, '-') separated by '.', optionally prefixed by '*.'";
+  }
+  return null;
+}
+
+export const isWildcard = (pattern: string): boolean => pattern.startsWith("*.");
+
+/** `*.example.com` matches `a.example.com` and `a.b.example.com`, never `example.com`; exact names match themselves. */
+export function hostnameMatches(pattern: string, host: string): boolean {
+  if (!isWildcard(pattern)) return pattern === host;
+  const suffix = pattern.slice(1); // ".example.com"
+  return host.length > suffix.length && host.endsWith(suffix);
+}
+
+/**
+ * The host patterns a route serves through one listener (spec §1.4 intersection), or `null` for
+ * "every host the listener takes". An empty array means no intersection: the route does not attach.
+ */
+export function intersectHostnames(listenerHostname: string | undefined, routeHostnames: string[]): string[] | null {
+  if (routeHostnames.length === 0) return listenerHostname === undefined ? null : [listenerHostname];
+  if (listenerHostname === undefined) return [...routeHostnames];
+  const result = new Set<string>();
+  for (const route of routeHostnames) {
+    if (hostnameMatches(listenerHostname, route) || route === listenerHostname) {
+      result.add(route); // route is equal to, or more specific than, the listener
+    } else if (hostnameMatches(route, listenerHostname)) {
+      result.add(listenerHostname); // route wildcard × more specific listener: the listener's host only
+    }
+  }
+  return [...result].sort();
+}

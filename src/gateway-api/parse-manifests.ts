@@ -1,0 +1,97 @@
+/**
+ * @module Turns the text of one manifest file (multi-document YAML, JSON, or a `kind: List` as
+ * `kubectl get -o yaml` prints it) into Manifests. A syntax error is fatal and names file and line.
+ */
+import { isNode, isSeq, LineCounter, parseAllDocuments } from "yaml";
+import { isJsonObject, type JsonObject, type Manifest } from "./manifest";
+
+/** A file that cannot be read as YAML/JSON: the sync stops before writing anything. */
+export class ManifestSyntaxError extends Error {
+  override name = "ManifestSyntaxError";
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly column: number,
+    readonly detail: string,
+  ) {
+    super(`${file}:${line}:${column}: ${detail}`);
+  }
+}
+
+/** An object without apiVersion/kind/metadata.name: skipped with a warning, not fatal. */
+export interface SkippedDocument {
+  file: string;
+  line: number;
+  message: string;
+}
+
+export interface ParsedFile {
+  manifests: Manifest[];
+  skipped: SkippedDocument[];
+}
+
+function toManifest(cluster: string, file: string, line: number, obj: JsonObject): Manifest | string {
+  const { apiVersion, kind, metadata } = obj;
+  if (typeof apiVersion !== "string" || typeof kind !== "string") return "object has no apiVersion or kind";
+  if (!isJsonObject(metadata) || typeof metadata.name !== "string" || metadata.name === "") {
+    return `${kind} has no metadata.name`;
+  }
+  const labels: Record<string, string> = {};
+  if (isJsonObject(metadata.labels)) {
+    for (const [k, v] of Object.entries(metadata.labels)) if (typeof v === "string") labels[k] = v;
+  }
+  return {
+    cluster,
+    file,
+    line,
+    apiVersion,
+    kind,
+    metadata: {
+      name: metadata.name,
+      namespace: typeof metadata.namespace === "string" && metadata.namespace !== "" ? metadata.namespace : "default",
+      labels,
+      creationTimestamp: typeof metadata.creationTimestamp === "string" ? metadata.creationTimestamp : undefined,
+    },
+    spec: isJsonObject(obj.spec) ? obj.spec : {},
+    status: isJsonObject(obj.status) ? obj.status : {},
+    raw: obj,
+  };
+}
+
+/** Parses one file's text. Throws ManifestSyntaxError on a syntax error; everything else is data. */
+export function parseManifestFile(cluster: string, file: string, text: string): ParsedFile {
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const list = Array.isArray(docs) ? docs : [docs];
+  const result: ParsedFile = { manifests: [], skipped: [] };
+  for (const doc of list) {
+    const error = doc.errors[0];
+    if (error) {
+      const pos = lineCounter.linePos(error.pos[0]);
+      throw new ManifestSyntaxError(file, pos.line, pos.col, error.message.split("\n")[0] ?? error.message);
+    }
+    const value: unknown = doc.toJS({ maxAliasCount: 100 });
+    if (value === null || value === undefined) continue; // an empty document between `---`
+    const line = lineCounter.linePos(doc.range[0]).line;
+    const add = (obj: unknown, at: number) => {
+      if (!isJsonObject(obj)) {
+        result.skipped.push({ file, line: at, message: "document is not a YAML mapping" });
+        return;
+      }
+      const manifest = toManifest(cluster, file, at, obj);
+      if (typeof manifest === "string") result.skipped.push({ file, line: at, message: manifest });
+      else result.manifests.push(manifest);
+    };
+    if (isJsonObject(value) && value.kind === "List" && Array.isArray(value.items)) {
+      // kubectl get -o yaml: the items of a List are the objects, each at its own line.
+      const itemsNode = doc.get("items", true);
+      value.items.forEach((item, i) => {
+        const node = isSeq(itemsNode) ? itemsNode.items[i] : undefined;
+        add(item, isNode(node) && node.range ? lineCounter.linePos(node.range[0]).line : line);
+      });
+    } else {
+      add(value, line);
+    }
+  }
+  return result;
+}

@@ -1,0 +1,14 @@
+/** @module The one place that builds Workers KV keys (documented in the README's storage section). */
+
+/** How many table versions the sync keeps for `--rollback`. */
+export const HISTORY_LIMIT = 10;
+
+/** Keys of one named route table. */
+export const KV_KEYS = {
+  /** Immutable blob of one compiled table version. */
+  blob: (table: string, version: string): string => `table/${table}/${version}`,
+  /** Pointer to the version the edge serves; written only after its blob was written and read back. */
+  current: (table: string): string => `table/${table}/current`,
+  /** The kept versions, newest first, for rollback and pruning. */
+  history: (table: string): string => `table/${table}/history`,
+} as const;

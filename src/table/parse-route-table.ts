@@ -1,0 +1,105 @@
+/**
+ * @module Parses a RouteTable read from KV. The Worker trusts nothing it reads: a blob of another
+ * schema version or a malformed one is rejected with a reason, and the caller keeps the last good table.
+ */
+import {
+  SCHEMA_VERSION,
+  type RouteTable,
+  type TableHistoryEntry,
+  type TablePointer,
+} from "./route-table";
+
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+const isString = (v: unknown): v is string => typeof v === "string";
+const isNumber = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+const isIndexList = (v: unknown): v is number[] => Array.isArray(v) && v.every(isNumber);
+
+function checkHostIndex(v: unknown, matchCount: number): string | null {
+  if (!isObject(v) || !isObject(v.exact) || !isObject(v.wildcard) || !isIndexList(v.any)) {
+    return "host index must have exact, wildcard and any";
+  }
+  const lists = [v.any, ...Object.values(v.exact), ...Object.values(v.wildcard)];
+  for (const list of lists) {
+    if (!isIndexList(list) || list.some((i) => i < 0 || i >= matchCount)) {
+      return "host index names a match that does not exist";
+    }
+  }
+  return null;
+}
+
+/** Checks the structure the Worker relies on; field-level semantics were validated at compile time. */
+export function parseRouteTable(raw: unknown): ParseResult<RouteTable> {
+  if (!isObject(raw)) return { ok: false, reason: "table is not a JSON object" };
+  if (raw.schemaVersion !== SCHEMA_VERSION) {
+    return {
+      ok: false,
+      reason: `table has schemaVersion ${String(raw.schemaVersion)}, this Worker reads ${SCHEMA_VERSION}`,
+    };
+  }
+  if (!isString(raw.version) || !isString(raw.name)) return { ok: false, reason: "table lacks version or name" };
+  const { matches, rules, backends, hosts, listeners } = raw;
+  if (!Array.isArray(matches) || !Array.isArray(rules) || !isObject(backends) || !isObject(hosts) || !Array.isArray(listeners)) {
+    return { ok: false, reason: "table lacks matches, rules, backends, hosts or listeners" };
+  }
+  for (const [i, m] of matches.entries()) {
+    if (!isObject(m) || !isString(m.id) || !isNumber(m.rule) || m.rule < 0 || m.rule >= rules.length) {
+      return { ok: false, reason: `match ${i} is malformed or names a missing rule` };
+    }
+    if (!isObject(m.path) || !isString(m.path.type) || !isString(m.path.value)) {
+      return { ok: false, reason: `match ${m.id} has no path` };
+    }
+    if (!Array.isArray(m.headers) || !Array.isArray(m.queryParams)) {
+      return { ok: false, reason: `match ${m.id} lacks headers or queryParams` };
+    }
+  }
+  for (const [i, r] of rules.entries()) {
+    if (!isObject(r) || !isString(r.id) || !Array.isArray(r.backendRefs) || !Array.isArray(r.filters)) {
+      return { ok: false, reason: `rule ${i} is malformed` };
+    }
+    for (const ref of r.backendRefs) {
+      if (!isObject(ref) || !isNumber(ref.weight) || !Array.isArray(ref.filters)) {
+        return { ok: false, reason: `rule ${r.id} has a malformed backendRef` };
+      }
+      if (ref.backend !== undefined && !(isString(ref.backend) && isObject(backends[ref.backend]))) {
+        return { ok: false, reason: `rule ${r.id} names backend ${String(ref.backend)} that the table lacks` };
+      }
+    }
+  }
+  for (const [id, b] of Object.entries(backends)) {
+    if (!isObject(b) || !Array.isArray(b.endpoints)) return { ok: false, reason: `backend ${id} is malformed` };
+    for (const e of b.endpoints) {
+      if (!isObject(e) || !isString(e.id) || !isString(e.host) || !isNumber(e.port) || !isNumber(e.weight)) {
+        return { ok: false, reason: `backend ${id} has a malformed endpoint` };
+      }
+    }
+  }
+  for (const [protocol, index] of Object.entries(hosts)) {
+    const problem = checkHostIndex(index, matches.length);
+    if (problem) return { ok: false, reason: `${protocol}: ${problem}` };
+  }
+  // The checks above cover every field the Worker reads, so the cast is the parse's result.
+  return { ok: true, value: raw as unknown as RouteTable };
+}
+
+export function parseTablePointer(raw: unknown): ParseResult<TablePointer> {
+  if (!isObject(raw) || !isString(raw.version) || !isNumber(raw.schemaVersion) || !isString(raw.updatedAt)) {
+    return { ok: false, reason: "pointer must be {version, schemaVersion, updatedAt}" };
+  }
+  return { ok: true, value: { version: raw.version, schemaVersion: raw.schemaVersion, updatedAt: raw.updatedAt } };
+}
+
+export function parseTableHistory(raw: unknown): ParseResult<TableHistoryEntry[]> {
+  if (!Array.isArray(raw)) return { ok: false, reason: "history must be a list" };
+  const entries: TableHistoryEntry[] = [];
+  for (const e of raw) {
+    if (!isObject(e) || !isString(e.version) || !isString(e.writtenAt) || !isNumber(e.rules) || !isNumber(e.backends)) {
+      return { ok: false, reason: "history entry must be {version, writtenAt, rules, backends}" };
+    }
+    entries.push({ version: e.version, writtenAt: e.writtenAt, rules: e.rules, backends: e.backends });
+  }
+  return { ok: true, value: entries };
+}

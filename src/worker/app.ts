@@ -1,0 +1,72 @@
+/**
+ * @module The Hono app: load table ▸ match ▸ redirect? ▸ pick backend ▸ pick endpoint ▸ proxy.
+ * Every failure answers `{ error, message, requestId }` with a stable code.
+ */
+import { Hono } from "hono";
+import { matchRequest } from "../routing/match-request";
+import { redirectLocation } from "../routing/redirect";
+import { pickBackend, pickEndpoint } from "../routing/select-backend";
+import type { AppEnv } from "./env";
+import { errorResponse, GatewayError } from "./errors";
+import { proxyToEndpoint } from "./proxy";
+import { loadRouteTable } from "./table-loader";
+
+/** Lower-case host without port, from the URL (workerd builds it from the Host header). */
+function requestHost(url: URL): string {
+  return url.hostname.toLowerCase().replace(/\.$/, "");
+}
+
+export function createApp(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.use(async (c, next) => {
+    c.set("requestId", c.req.header("cf-ray") ?? crypto.randomUUID());
+    await next();
+  });
+
+  app.all("*", async (c) => {
+    const requestId = c.get("requestId");
+    const prepared = await loadRouteTable(c.env);
+    if (!prepared) throw new GatewayError("ROUTE_TABLE_UNAVAILABLE", "no route table has been pushed to this edge yet; run `npm run sync`");
+    const url = new URL(c.req.url);
+    const host = requestHost(url);
+    const scheme = url.protocol === "https:" ? "https" : "http";
+    const match = matchRequest(prepared, {
+      protocol: scheme === "https" ? "HTTPS" : "HTTP",
+      host,
+      path: url.pathname,
+      method: c.req.method,
+      headers: c.req.raw.headers,
+      query: url.searchParams,
+    });
+    if (!match) throw new GatewayError("ROUTE_NOT_FOUND", `no route matches ${c.req.method} ${host}${url.pathname}`);
+    const redirect = match.rule.filters.find((f) => f.type === "RequestRedirect");
+    if (redirect) {
+      const location = redirectLocation(redirect, { scheme, host, path: url.pathname, search: url.search, listenerPort: match.rule.listenerPort });
+      return new Response(null, { status: redirect.statusCode, headers: { location, "x-request-id": requestId } });
+    }
+    const choice = pickBackend(prepared, match.ruleIndex, Math.random());
+    if (choice.kind === "none") throw new GatewayError("NO_BACKEND", `route ${match.rule.id} has no backend with weight above 0`);
+    if (choice.kind === "invalid") throw new GatewayError("BACKEND_NOT_RESOLVED", `a backend of route ${match.rule.id} could not be resolved (${choice.reason})`);
+    const backendRedirect = choice.ref.filters.find((f) => f.type === "RequestRedirect");
+    if (backendRedirect) {
+      const location = redirectLocation(backendRedirect, { scheme, host, path: url.pathname, search: url.search, listenerPort: match.rule.listenerPort });
+      return new Response(null, { status: backendRedirect.statusCode, headers: { location, "x-request-id": requestId } });
+    }
+    const endpoint = pickEndpoint(choice.backend, Math.random());
+    if (!endpoint) throw new GatewayError("NO_HEALTHY_ENDPOINT", `backend ${choice.backend.backend.id} has no ready endpoint`);
+    return proxyToEndpoint({ request: c.req.raw, url, host, requestId, rule: match.rule, backendFilters: choice.ref.filters, endpoint });
+  });
+
+  app.onError((error, c) => {
+    const requestId = c.get("requestId") ?? crypto.randomUUID();
+    if (error instanceof GatewayError) {
+      if (error.status >= 500) console.warn(`kedge ${requestId}: ${error.code}: ${error.message}`, error.cause ?? "");
+      return errorResponse(error.code, error.message, requestId);
+    }
+    console.error(`kedge ${requestId}: unexpected error`, error);
+    return errorResponse("INTERNAL_ERROR", "the gateway failed to handle this request", requestId);
+  });
+
+  return app;
+}
