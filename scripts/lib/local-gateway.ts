@@ -1,0 +1,75 @@
+/**
+ * @module Serves the real Worker in workerd through Miniflare: bundled with esbuild, configured from
+ * wrangler.toml, with KV and Durable Objects persisted where `wrangler dev --persist-to DIR` keeps them.
+ * Used by `npm start`, the end-to-end tests and the benchmark.
+ */
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { build } from "esbuild";
+import { Miniflare, type WorkerOptions } from "miniflare";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+
+const ROOT = resolve(import.meta.dirname, "..", "..");
+
+/** Bundles src/index.ts (or another entry) into one ES module for workerd; returns its path. */
+export async function bundleWorker(outDir: string, entry = join(ROOT, "src/index.ts")): Promise<string> {
+  mkdirSync(outDir, { recursive: true });
+  const outfile = join(outDir, "worker.mjs");
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    target: "es2022",
+    conditions: ["workerd", "worker", "browser", "import"],
+    mainFields: ["module", "main"],
+    external: ["cloudflare:*", "node:*"],
+    logLevel: "warning",
+  });
+  return outfile;
+}
+
+export interface LocalGatewayOptions {
+  /** Local state folder (the sync's --persist-to); omit for in-memory state. */
+  persistTo?: string;
+  port?: number;
+  wranglerConfig?: string;
+  /** Overrides of wrangler.toml [vars]. */
+  vars?: Record<string, string>;
+  /** A bundled script; bundled from src/index.ts when omitted. */
+  scriptPath?: string;
+  /** Extra Workers served by the same Miniflare (the benchmark's bare proxy). */
+  extraWorkers?: WorkerOptions[];
+}
+
+export interface LocalGateway {
+  url: URL;
+  miniflare: Miniflare;
+  dispose(): Promise<void>;
+}
+
+/** The Worker's Miniflare options from wrangler.toml, pointing at a bundled script. */
+export function gatewayWorkerOptions(scriptPath: string, wranglerConfig = join(ROOT, "wrangler.toml"), vars: Record<string, string> = {}): WorkerOptions {
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(wranglerConfig);
+  return {
+    ...workerOptions,
+    name: "kedge",
+    modules: [{ type: "ESModule", path: scriptPath }],
+    bindings: { ...(workerOptions.bindings ?? {}), ...vars },
+  } as WorkerOptions;
+}
+
+export async function startLocalGateway(options: LocalGatewayOptions = {}): Promise<LocalGateway> {
+  const scriptPath = options.scriptPath ?? (await bundleWorker(join(ROOT, ".wrangler", "kedge-bundle")));
+  const persistRoot = options.persistTo ? resolve(options.persistTo, "v3") : undefined;
+  const miniflare = new Miniflare({
+    host: "127.0.0.1",
+    port: options.port ?? 0,
+    cf: false,
+    ...(persistRoot ? { defaultPersistRoot: persistRoot, kvPersist: true, durableObjectsPersist: true, cachePersist: true } : {}),
+    workers: [gatewayWorkerOptions(scriptPath, options.wranglerConfig, options.vars), ...(options.extraWorkers ?? [])],
+  });
+  const url = await miniflare.ready;
+  return { url, miniflare, dispose: () => miniflare.dispose() };
+}

@@ -1,0 +1,88 @@
+/**
+ * @module `npm start`: local origins for every example endpoint ▸ sync config/ into local state ▸
+ * kedge on http://127.0.0.1:8787 in workerd. Ctrl-C stops everything it started.
+ */
+import { compileRouteTable } from "../src/compile/compile-route-table";
+import { type LocalGateway, startLocalGateway } from "./lib/local-gateway";
+import { type Origin, startOrigin } from "./lib/origin-server";
+import { parseSyncArgs } from "./sync/args";
+import { loadConfig } from "./sync/load-config";
+import { runSync } from "./sync/run-sync";
+import { UserError } from "./sync/user-error";
+
+process.env.WRANGLER_SEND_METRICS ??= "false";
+
+const PORT = Number(process.env.PORT ?? 8787);
+const CONFIG = process.env.KEDGE_CONFIG ?? "config";
+const PERSIST_TO = process.env.KEDGE_PERSIST_TO ?? ".wrangler/state";
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
+
+async function startOrigins(): Promise<Origin[]> {
+  const loaded = loadConfig(CONFIG);
+  const { table } = await compileRouteTable(loaded.edge, loaded.manifests);
+  const byPort = new Map<number, { cluster: string; endpoint: string; backends: string[] }>();
+  for (const backend of Object.values(table.backends)) {
+    for (const e of backend.endpoints) {
+      if (!LOOPBACK.has(e.host)) continue;
+      const entry = byPort.get(e.port) ?? { cluster: e.cluster, endpoint: e.id, backends: [] };
+      entry.backends.push(`${backend.source.namespace}/${backend.source.name}`);
+      byPort.set(e.port, entry);
+    }
+  }
+  const origins: Origin[] = [];
+  for (const [port, identity] of [...byPort.entries()].sort(([a], [b]) => a - b)) {
+    try {
+      origins.push(await startOrigin(identity, port));
+    } catch (error) {
+      await Promise.all(origins.map((o) => o.close()));
+      throw new UserError(`cannot listen on 127.0.0.1:${port} for ${identity.endpoint}: ${(error as Error).message}`, "stop whatever uses that port (another `npm start`?)");
+    }
+  }
+  return origins;
+}
+
+async function main(): Promise<void> {
+  const origins = await startOrigins();
+  console.log(`started ${origins.length} local origins: ${origins.map((o) => `${o.identity.cluster}:${o.port}`).join(" ")}\n`);
+  const code = await runSync(parseSyncArgs(["--config", CONFIG, "--local", "--persist-to", PERSIST_TO]), { out: console.log, err: console.error });
+  if (code !== 0) throw new UserError(`sync exited ${code}`, "fix the config errors above");
+  let gateway: LocalGateway;
+  try {
+    gateway = await startLocalGateway({ persistTo: PERSIST_TO, port: PORT });
+  } catch (error) {
+    await Promise.all(origins.map((o) => o.close()));
+    throw new UserError(`cannot serve kedge on 127.0.0.1:${PORT}: ${(error as Error).message}`, "set PORT=another port, or stop what listens there");
+  }
+  const base = `http://127.0.0.1:${PORT}`;
+  console.log(`
+kedge is serving on ${base} (Ctrl-C stops it and the origins)
+
+Try:
+  curl -H 'Host: bookinfo.example.com' ${base}/                      # productpage, us-east
+  curl -H 'Host: bookinfo.example.com' ${base}/reviews               # reviews v1/v2, 80/20
+  curl -H 'Host: bookinfo.example.com' -H 'x-reviews-version: v3' ${base}/reviews
+  curl -H 'Host: bookinfo.example.com' ${base}/details/42            # regex path match
+  curl -H 'Host: eu.bookinfo.example.com' ${base}/                   # productpage, eu-west (wildcard listener)
+  curl -H 'Host: ap.bookinfo.example.com' ${base}/details            # details, ap-southeast
+  curl -H 'Host: nowhere.example.org' ${base}/                       # 404 with a JSON error
+
+Re-sync after editing config/:  npm run sync   (the edge picks it up within TABLE_REFRESH_SECONDS)
+`);
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log("\nstopping kedge and the origins ...");
+    await gateway.dispose();
+    await Promise.all(origins.map((o) => o.close()));
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+main().catch((error) => {
+  if (error instanceof UserError) console.error(`error: ${error.message}${error.hint ? `\n  fix: ${error.hint}` : ""}`);
+  else console.error(error);
+  process.exit(error instanceof UserError ? 2 : 1);
+});
