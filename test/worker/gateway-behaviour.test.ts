@@ -1,0 +1,112 @@
+import { createExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import worker from "../../src/index";
+import { describe, inject, it } from "vitest";
+import { KV_KEYS } from "../../src/table/kv-keys";
+import { infraYaml } from "../support/conformance-infra";
+import { publishTable, seedYaml } from "./seed-table";
+
+const route = (rules: string, name = "r") => `
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: ${name}, namespace: gateway-conformance-infra }
+spec:
+  parentRefs: [{ name: same-namespace }]
+  rules:
+${rules}`;
+
+const get = (path: string, init?: RequestInit) => exports.default.fetch(new Request(`http://example.org${path}`, init));
+
+interface Echo {
+  endpoint: string;
+  request: { method: string; path: string; query: string; headers: Record<string, string>; bodyBytes: number };
+}
+
+describe("proxying", () => {
+  it("keeps method, path, query and body, and sets the forwarding headers", async ({ expect }) => {
+    await seedYaml(`${infraYaml(inject("originPorts"))}---${route("    - backendRefs: [{ name: infra-backend-v1, port: 8080 }]")}`);
+    const response = await get("/a/b?x=1&y=2", { method: "POST", body: "hello world", headers: { "x-custom": "kept", "x-forwarded-for": "10.0.0.9", connection: "x-drop-me", "x-drop-me": "1", "keep-alive": "timeout=5" } });
+    expect(response.status).toBe(200);
+    const echo = (await response.json()) as Echo;
+    expect(echo.request).toMatchObject({ method: "POST", path: "/a/b", query: "?x=1&y=2", bodyBytes: 11 });
+    expect(echo.request.headers["x-custom"]).toBe("kept");
+    expect(echo.request.headers["x-forwarded-host"]).toBe("example.org");
+    expect(echo.request.headers["x-forwarded-proto"]).toBe("http");
+    expect(echo.request.headers["x-drop-me"]).toBeUndefined();
+    expect(echo.request.headers["keep-alive"]).toBeUndefined();
+    expect(echo.request.headers["x-request-id"]).toBe(response.headers.get("x-request-id"));
+  });
+
+  it("answers 500 for the share of an unresolvable backendRef and for a rule without backends", async ({ expect }) => {
+    await seedYaml(`${infraYaml(inject("originPorts"))}---${route(`    - matches: [{ path: { type: Exact, value: /missing } }]
+      backendRefs: [{ name: nonexistent, port: 8080 }]
+    - matches: [{ path: { type: Exact, value: /none } }]
+    - matches: [{ path: { type: Exact, value: /zero } }]
+      backendRefs: [{ name: infra-backend-v1, port: 8080, weight: 0 }]`)}`);
+    const missing = await get("/missing");
+    expect(missing.status).toBe(500);
+    expect(await missing.json()).toMatchObject({ error: "BACKEND_NOT_RESOLVED" });
+    expect((await get("/none")).status).toBe(500);
+    const zero = await get("/zero");
+    expect(zero.status).toBe(500);
+    expect(await zero.json()).toMatchObject({ error: "NO_BACKEND" });
+  });
+
+  it("answers 503 when the backend has no ready endpoint", async ({ expect }) => {
+    await seedYaml(`${infraYaml(inject("originPorts"))}---
+apiVersion: v1
+kind: Service
+metadata: { name: empty, namespace: gateway-conformance-infra }
+spec: { ports: [{ name: http, port: 8080 }] }
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: { name: empty-1, namespace: gateway-conformance-infra, labels: { kubernetes.io/service-name: empty } }
+ports: [{ name: http, port: ${inject("originPorts").v1} }]
+endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: false } }]
+---${route("    - backendRefs: [{ name: empty, port: 8080 }]")}`);
+    const response = await get("/");
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ error: "NO_HEALTHY_ENDPOINT", requestId: expect.any(String) });
+  });
+
+  it("answers 502 with a JSON error when the endpoint refuses connections", async ({ expect }) => {
+    await seedYaml(`${infraYaml({ ...inject("originPorts"), v1: 1 })}---${route("    - backendRefs: [{ name: infra-backend-v1, port: 8080 }]")}`);
+    const response = await get("/");
+    expect(response.status).toBe(502);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ error: "UPSTREAM_UNREACHABLE" });
+    expect(JSON.stringify(body)).not.toMatch(/at |\.ts|stack/);
+  });
+});
+
+describe("table loading", () => {
+  it("answers 503 with a JSON body while no table was ever pushed", async ({ expect }) => {
+    // A table name nothing was pushed under: the isolate has never loaded it.
+    const response = await worker.fetch(new Request("http://example.org/"), { ...env, KEDGE_TABLE: "never-pushed" }, createExecutionContext());
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ error: "ROUTE_TABLE_UNAVAILABLE" });
+  });
+
+  it("keeps serving the last good table when the pointer names a missing, corrupt or newer-schema blob", async ({ expect }) => {
+    const table = await seedYaml(`${infraYaml(inject("originPorts"))}---${route("    - backendRefs: [{ name: infra-backend-v2, port: 8080 }]")}`);
+    expect((await get("/")).status).toBe(200);
+    const pointTo = (version: string) => env.ROUTES.put(KV_KEYS.current(table.name), JSON.stringify({ version, schemaVersion: 1, updatedAt: new Date().toISOString() }));
+    await pointTo("does-not-exist");
+    expect(((await (await get("/")).json()) as Echo).endpoint).toBe("infra-backend-v2");
+    await env.ROUTES.put(KV_KEYS.blob(table.name, "corrupt"), "{not json");
+    await pointTo("corrupt");
+    expect(((await (await get("/")).json()) as Echo).endpoint).toBe("infra-backend-v2");
+    await publishTable({ ...table, schemaVersion: 99 as 1, version: "future" });
+    expect(((await (await get("/")).json()) as Echo).endpoint).toBe("infra-backend-v2");
+    await env.ROUTES.put(KV_KEYS.current(table.name), "garbage");
+    expect(((await (await get("/")).json()) as Echo).endpoint).toBe("infra-backend-v2");
+  });
+
+  it("switches to a newly pushed table", async ({ expect }) => {
+    await seedYaml(`${infraYaml(inject("originPorts"))}---${route("    - backendRefs: [{ name: infra-backend-v1, port: 8080 }]")}`);
+    expect(((await (await get("/")).json()) as Echo).endpoint).toBe("infra-backend-v1");
+    await seedYaml(`${infraYaml(inject("originPorts"))}---${route("    - backendRefs: [{ name: infra-backend-v3, port: 8080 }]")}`);
+    expect(((await (await get("/")).json()) as Echo).endpoint).toBe("infra-backend-v3");
+  });
+});

@@ -1,0 +1,19 @@
+/** Compiles YAML and publishes it into the Worker's real KV the way the sync does (blob, then pointer). */
+import { env } from "cloudflare:workers";
+import { canonicalJson } from "../../src/table/canonical-json";
+import { KV_KEYS } from "../../src/table/kv-keys";
+import type { RouteTable } from "../../src/table/route-table";
+import { compileYaml } from "../support/compile-fixture";
+import { EDGE_YAML } from "../support/conformance-infra";
+
+export async function publishTable(table: RouteTable): Promise<void> {
+  await env.ROUTES.put(KV_KEYS.blob(table.name, table.version), canonicalJson(table));
+  await env.ROUTES.put(KV_KEYS.current(table.name), JSON.stringify({ version: table.version, schemaVersion: table.schemaVersion, updatedAt: new Date().toISOString() }));
+}
+
+/** Compiles the resources of cluster c1 and publishes them; returns the table. */
+export async function seedYaml(resources: string): Promise<RouteTable> {
+  const { table } = await compileYaml(EDGE_YAML, { c1: resources });
+  await publishTable(table);
+  return table;
+}
