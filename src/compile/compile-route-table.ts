@@ -73,6 +73,7 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
   const matches: CompiledMatch[] = [];
   const attachments = routes.flatMap((r) => emitRoute(r, clusterOrder.get(r.manifest.cluster) ?? 0, rules, matches));
   const served = listeners.filter(isServed);
+  const used = new Set(rules.flatMap((r) => r.backendRefs.flatMap((b) => (b.backend ? [b.backend] : []))));
   const hosts: RouteTable["hosts"] = {};
   for (const protocol of ["HTTP", "HTTPS"] as Protocol[]) {
     if (served.some((l) => l.protocol === protocol)) hosts[protocol] = buildHostIndex(protocol, served, attachments);
@@ -84,7 +85,8 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
     hosts,
     matches,
     rules,
-    backends: Object.fromEntries([...backends.entries()].sort(([a], [b]) => (a < b ? -1 : 1))),
+    // Only backends a served rule uses: a rejected route may have resolved some before it failed.
+    backends: Object.fromEntries([...backends.entries()].filter(([id]) => used.has(id)).sort(([a], [b]) => (a < b ? -1 : 1))),
   } satisfies Omit<RouteTable, "version">;
   const version = (await sha256Hex(canonicalJson(body))).slice(0, 20);
   return { table: { ...body, version }, diagnostics: diagnostics.items, statuses };

@@ -134,7 +134,6 @@ export function compileHTTPRoutes(ctx: BackendContext, listeners: EdgeListener[]
     const resolvedRefs = rules.unresolved.length === 0
       ? ok("ResolvedRefs", "ResolvedRefs")
       : bad("ResolvedRefs", rules.unresolved[0]?.reason ?? "BackendNotFound", rules.unresolved.map((u) => u.message).join("; "));
-    for (const u of rules.unresolved) diagnostics.error(route, u.field, u.reason, `${u.message}; requests for its share answer 500`);
     const attachments: Attachment[] = [];
     for (const o of outcomes) {
       status.parents?.push({ parentRef: o.parentRef, conditions: [o.condition, resolvedRefs] });
@@ -142,6 +141,7 @@ export function compileHTTPRoutes(ctx: BackendContext, listeners: EdgeListener[]
       attachments.push(...o.attachments);
     }
     if (attachments.length === 0) continue;
+    for (const u of rules.unresolved) diagnostics.error(route, u.field, u.reason, `${u.message}; requests for its share answer 500`);
     for (const listener of new Set(attachments.map((a) => a.listener))) listener.attachedRoutes++;
     accepted.push({ manifest: route, rules: rules.rules, attachments });
   }

@@ -72,7 +72,9 @@ export function parseManifestFile(cluster: string, file: string, text: string): 
     }
     const value: unknown = doc.toJS({ maxAliasCount: 100 });
     if (value === null || value === undefined) continue; // an empty document between `---`
-    const line = lineCounter.linePos(doc.range[0]).line;
+    // The object's first line, not the `---` that opens its document.
+    const start = isNode(doc.contents) && doc.contents.range ? doc.contents.range[0] : doc.range[0];
+    const line = lineCounter.linePos(start).line;
     const add = (obj: unknown, at: number) => {
       if (!isJsonObject(obj)) {
         result.skipped.push({ file, line: at, message: "document is not a YAML mapping" });
