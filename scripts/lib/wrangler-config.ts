@@ -1,31 +1,32 @@
-/** @module Reads what the scripts need from wrangler.toml: the ROUTES KV namespace id and the Worker's settings. */
-import { unstable_readConfig } from "wrangler";
+/**
+ * @module Reads what the scripts need from wrangler.toml (the ROUTES KV namespace id) with a TOML
+ * parser: importing wrangler itself costs seconds, and the sync runs often.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { parse } from "smol-toml";
 import { UserError } from "../sync/user-error";
 
 export const ROUTES_BINDING = "ROUTES";
 
 export interface WranglerFacts {
   kvNamespaceId: string;
-  compatibilityDate: string;
-  compatibilityFlags: string[];
-  vars: Record<string, string>;
 }
 
+type Toml = Record<string, unknown>;
+const isTable = (v: unknown): v is Toml => typeof v === "object" && v !== null && !Array.isArray(v);
+
 export function readWranglerFacts(configPath: string): WranglerFacts {
-  let config: ReturnType<typeof unstable_readConfig>;
+  if (!existsSync(configPath)) throw new UserError(`${configPath} does not exist`, "run from the project folder, or pass --wrangler-config FILE");
+  let config: Toml;
   try {
-    config = unstable_readConfig({ config: configPath }, { hideWarnings: true });
+    config = parse(readFileSync(configPath, "utf8"));
   } catch (error) {
-    throw new UserError(`cannot read ${configPath}: ${(error as Error).message}`, "pass --wrangler-config FILE");
+    throw new UserError(`cannot read ${configPath}: ${(error as Error).message.split("\n")[0]}`, "fix the TOML syntax");
   }
-  const kv = config.kv_namespaces.find((n) => n.binding === ROUTES_BINDING);
-  if (!kv?.id) throw new UserError(`${configPath} has no kv_namespaces entry with binding "${ROUTES_BINDING}" and an id`, "add it (see README: deploying)");
-  const vars: Record<string, string> = {};
-  for (const [k, v] of Object.entries(config.vars ?? {})) vars[k] = typeof v === "string" ? v : JSON.stringify(v);
-  return {
-    kvNamespaceId: kv.id,
-    compatibilityDate: config.compatibility_date ?? "2026-04-20",
-    compatibilityFlags: config.compatibility_flags ?? [],
-    vars,
-  };
+  const namespaces = Array.isArray(config.kv_namespaces) ? config.kv_namespaces.filter(isTable) : [];
+  const kv = namespaces.find((n) => n.binding === ROUTES_BINDING);
+  if (!kv || typeof kv.id !== "string" || kv.id === "") {
+    throw new UserError(`${configPath} has no [[kv_namespaces]] entry with binding "${ROUTES_BINDING}" and an id`, "add it (see README: deploying)");
+  }
+  return { kvNamespaceId: kv.id };
 }

@@ -9,7 +9,7 @@ import { pickBackend, pickEndpoint } from "../routing/select-backend";
 import type { AppEnv } from "./env";
 import { errorResponse, GatewayError } from "./errors";
 import { proxyToEndpoint } from "./proxy";
-import { loadRouteTable } from "./table-loader";
+import { loadRouteTable, tableName } from "./table-loader";
 
 /** Lower-case host without port, from the URL (workerd builds it from the Host header). */
 function requestHost(url: URL): string {
@@ -27,7 +27,7 @@ export function createApp(): Hono<AppEnv> {
   app.all("*", async (c) => {
     const requestId = c.get("requestId");
     const prepared = await loadRouteTable(c.env);
-    if (!prepared) throw new GatewayError("ROUTE_TABLE_UNAVAILABLE", "no route table has been pushed to this edge yet; run `npm run sync`");
+    if (!prepared) throw new GatewayError("ROUTE_TABLE_UNAVAILABLE", `no route table "${tableName(c.env)}" has been pushed to this edge yet; run \`npm run sync\``);
     const url = new URL(c.req.url);
     const host = requestHost(url);
     const scheme = url.protocol === "https:" ? "https" : "http";

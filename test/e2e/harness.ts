@@ -1,0 +1,88 @@
+/**
+ * @module End-to-end harness: a config folder written to a temp dir, loopback origins, the sync CLI as a
+ * real child process, and the real Worker in workerd (Miniflare) reading the same persisted state.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { type LocalGateway, startLocalGateway } from "../../scripts/lib/local-gateway";
+import { inject } from "vitest";
+import { type EchoResponse, type Origin, startOrigin } from "../../scripts/lib/origin-server";
+
+export const ROOT = resolve(import.meta.dirname, "..", "..");
+const TSX = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a project script (e.g. scripts/sync.ts) as a child process, as a user would. */
+export function runScript(script: string, args: string[], options: { timeoutMs?: number } = {}): Promise<CliRun> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, [TSX, join(ROOT, script), ...args], { cwd: ROOT, env: { ...process.env, WRANGLER_SEND_METRICS: "false" }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolveRun({ code: code ?? -1, stdout, stderr });
+    });
+  });
+}
+
+/** A scratch folder with config/ and state/ inside; `files` are written relative to config/. */
+export class Workspace {
+  readonly dir = mkdtempSync(join(tmpdir(), "kedge-e2e-"));
+  readonly config = join(this.dir, "config");
+  readonly state = join(this.dir, "state");
+
+  write(files: Record<string, string>): void {
+    for (const [name, text] of Object.entries(files)) {
+      const path = join(this.config, name);
+      mkdirSync(resolve(path, ".."), { recursive: true });
+      writeFileSync(path, text);
+    }
+  }
+
+  sync(...args: string[]): Promise<CliRun> {
+    return runScript("scripts/sync.ts", ["--config", this.config, "--persist-to", this.state, ...args]);
+  }
+
+  remove(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+export async function startOrigins(names: string[], cluster = "c1"): Promise<Record<string, Origin>> {
+  const entries = await Promise.all(names.map(async (n) => [n, await startOrigin({ cluster, endpoint: n, backends: [n] })] as const));
+  return Object.fromEntries(entries);
+}
+
+/** The Worker in workerd, reading `state`, re-reading the table pointer on every request. */
+export function startGateway(state: string, table: string): Promise<LocalGateway> {
+  return startLocalGateway({ persistTo: state, vars: { TABLE_REFRESH_SECONDS: "0", KEDGE_TABLE: table }, scriptPath: inject("workerBundle") });
+}
+
+/** Sends `count` requests (`concurrency` at a time) and counts which endpoint answered, or the status. */
+export async function tally(gateway: LocalGateway, host: string, path: string, count: number, concurrency = 8): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  let sent = 0;
+  const worker = async () => {
+    while (sent < count) {
+      sent++;
+      // dispatchFetch hands workerd this URL as the request URL, as the Host header would over the wire.
+      const response = await gateway.miniflare.dispatchFetch(`http://${host}${path}`);
+      const key = response.status === 200 ? ((await response.json()) as EchoResponse).endpoint : `status ${response.status}`;
+      if (response.status !== 200) await response.arrayBuffer();
+      counts[key] = (counts[key] ?? 0) + 1;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return counts;
+}

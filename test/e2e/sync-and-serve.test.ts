@@ -1,0 +1,144 @@
+/**
+ * The whole path: YAML in a config folder ▸ `scripts/sync.ts` (a real child process) ▸ local KV ▸
+ * the Worker in workerd ▸ real loopback origins.
+ */
+import { afterAll, beforeAll, describe, it } from "vitest";
+import type { LocalGateway } from "../../scripts/lib/local-gateway";
+import type { Origin } from "../../scripts/lib/origin-server";
+import { startGateway, startOrigins, tally, Workspace } from "./harness";
+
+const EDGE = `apiVersion: kedge.dev/v1alpha1
+kind: EdgeConfig
+metadata: { name: e2e }
+spec:
+  gatewayClassName: kedge
+  clusters: [{ name: c1 }]
+`;
+
+function app(ports: { v1: number; v2: number }, weights: [number, number] = [80, 20]): string {
+  const service = (name: string, port: number, ready = true) => `---
+apiVersion: v1
+kind: Service
+metadata: { name: ${name}, namespace: shop }
+spec: { ports: [{ name: http, port: 8080 }] }
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: { name: ${name}-1, namespace: shop, labels: { kubernetes.io/service-name: ${name} } }
+addressType: IPv4
+ports: [{ name: http, port: ${port} }]
+endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: ${ready} } }]
+`;
+  return `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: { name: gw, namespace: shop }
+spec:
+  gatewayClassName: kedge
+  listeners: [{ name: http, protocol: HTTP, port: 80, hostname: shop.example.com }]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: shop, namespace: shop }
+spec:
+  parentRefs: [{ name: gw }]
+  rules:
+    - matches: [{ path: { type: PathPrefix, value: /empty } }]
+      backendRefs: [{ name: empty, port: 8080 }]
+    - backendRefs:
+        - { name: v1, port: 8080, weight: ${weights[0]} }
+        - { name: v2, port: 8080, weight: ${weights[1]} }
+${service("v1", ports.v1)}${service("v2", ports.v2)}${service("empty", ports.v1, false)}`;
+}
+
+describe("sync ▸ KV ▸ Worker ▸ origins", () => {
+  const ws = new Workspace();
+  let origins: Record<string, Origin>;
+  let gateway: LocalGateway;
+  let ports: { v1: number; v2: number };
+
+  beforeAll(async () => {
+    origins = await startOrigins(["v1", "v2"]);
+    ports = { v1: origins.v1!.port, v2: origins.v2!.port };
+    ws.write({ "kedge.yaml": EDGE, "clusters/c1/app.yaml": app(ports) });
+    const first = await ws.sync();
+    if (first.code !== 0) throw new Error(`first sync failed: ${first.stderr}${first.stdout}`);
+    gateway = await startGateway(ws.state, "e2e");
+  });
+
+  afterAll(async () => {
+    await gateway?.dispose();
+    await Promise.all(Object.values(origins ?? {}).map((o) => o.close()));
+    ws.remove();
+  });
+
+  it("splits traffic 80/20 by weight within tolerance over 600 requests", async ({ expect }) => {
+    const counts = await tally(gateway, "shop.example.com", "/", 600);
+    expect(Object.keys(counts).sort()).toEqual(["v1", "v2"]);
+    expect((counts.v1 ?? 0) / 600).toBeGreaterThan(0.74);
+    expect((counts.v1 ?? 0) / 600).toBeLessThan(0.86);
+  });
+
+  it("answers 404 for an unknown host and 503 for a backend without ready endpoints", async ({ expect }) => {
+    const notFound = await gateway.miniflare.dispatchFetch("http://unknown.example.com/");
+    expect(notFound.status).toBe(404);
+    expect(await notFound.json()).toMatchObject({ error: "ROUTE_NOT_FOUND" });
+    const empty = await gateway.miniflare.dispatchFetch("http://shop.example.com/empty");
+    expect(empty.status).toBe(503);
+    expect(await empty.json()).toMatchObject({ error: "NO_HEALTHY_ENDPOINT" });
+  });
+
+  it("writes nothing when the config did not change", async ({ expect }) => {
+    const again = await ws.sync();
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/is already current .*; nothing written/);
+  });
+
+  it("--dry-run shows the change and writes nothing", async ({ expect }) => {
+    ws.write({ "clusters/c1/app.yaml": app(ports, [100, 0]) });
+    const dry = await ws.sync("--dry-run");
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/dry run: \w+ → \w+ \(nothing written\)/);
+    expect(dry.stdout).toMatch(/~ rule c1\/shop\/shop\/rule\/1/);
+    expect(Object.keys(await tally(gateway, "shop.example.com", "/", 60)).sort()).toEqual(["v1", "v2"]);
+    ws.write({ "clusters/c1/app.yaml": app(ports) });
+  });
+
+  it("a YAML syntax error exits 2 naming file and line, and the served table stays", async ({ expect }) => {
+    ws.write({ "clusters/c1/broken.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: [oops\n" });
+    const broken = await ws.sync();
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/broken\.yaml:\d+:\d+: /);
+    expect(broken.stderr).toMatch(/nothing was written/);
+    ws.write({ "clusters/c1/broken.yaml": "# fixed\n" });
+    expect(Object.keys(await tally(gateway, "shop.example.com", "/", 60)).sort()).toEqual(["v1", "v2"]);
+  });
+
+  it("--strict exits 1 and writes nothing when a resource is rejected", async ({ expect }) => {
+    ws.write({ "clusters/c1/bad-route.yaml": "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: { name: bad, namespace: shop }\nspec:\n  parentRefs: [{ name: gw }]\n  rules: [{ matches: [{ path: { type: PathPrefix, value: nope } }] }]\n" });
+    const strict = await ws.sync("--strict");
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toMatch(/HTTPRoute shop\/bad spec\.rules\[0\]\.matches\[0\]\.path\.value: UnsupportedValue/);
+    expect(strict.stdout).toMatch(/bad-route\.yaml:1/);
+    const lenient = await ws.sync("--dry-run");
+    expect(lenient.code).toBe(0);
+    ws.write({ "clusters/c1/bad-route.yaml": "# removed\n" });
+  });
+
+  it("a new table takes over, and --rollback restores the previous one", async ({ expect }) => {
+    ws.write({ "clusters/c1/app.yaml": app(ports, [1, 0]) });
+    expect((await ws.sync()).code).toBe(0);
+    expect(await tally(gateway, "shop.example.com", "/", 40)).toEqual({ v1: 40 });
+    const rollback = await ws.sync("--rollback");
+    expect(rollback.code).toBe(0);
+    expect(rollback.stdout).toMatch(/pointer moved \w+ → \w+/);
+    expect(Object.keys(await tally(gateway, "shop.example.com", "/", 80)).sort()).toEqual(["v1", "v2"]);
+  });
+
+  it("keeps serving the last good table when the pointer names a missing blob", async ({ expect }) => {
+    const kv = await gateway.miniflare.getKVNamespace("ROUTES");
+    const pointer = await kv.get("table/e2e/current", "text");
+    await kv.put("table/e2e/current", JSON.stringify({ version: "0000missing", schemaVersion: 1, updatedAt: new Date().toISOString() }));
+    expect(Object.keys(await tally(gateway, "shop.example.com", "/", 40)).sort()).toEqual(["v1", "v2"]);
+    await kv.put("table/e2e/current", pointer ?? "");
+  });
+});
