@@ -35,7 +35,10 @@ async function startOrigins(): Promise<Origin[]> {
       origins.push(await startOrigin(identity, port));
     } catch (error) {
       await Promise.all(origins.map((o) => o.close()));
-      throw new UserError(`cannot listen on 127.0.0.1:${port} for ${identity.endpoint}: ${(error as Error).message}`, "stop whatever uses that port (another `npm start`?)");
+      throw new UserError(
+        `cannot listen on 127.0.0.1:${port} for ${identity.endpoint}: ${(error as Error).message}`,
+        "stop whatever uses that port (another `npm start`?)",
+      );
     }
   }
   return origins;
@@ -44,14 +47,20 @@ async function startOrigins(): Promise<Origin[]> {
 async function main(): Promise<void> {
   const origins = await startOrigins();
   console.log(`started ${origins.length} local origins: ${origins.map((o) => `${o.identity.cluster}:${o.port}`).join(" ")}\n`);
-  const code = await runSync(parseSyncArgs(["--config", CONFIG, "--local", "--persist-to", PERSIST_TO]), { out: console.log, err: console.error });
+  const code = await runSync(parseSyncArgs(["--config", CONFIG, "--local", "--persist-to", PERSIST_TO]), {
+    out: console.log,
+    err: console.error,
+  });
   if (code !== 0) throw new UserError(`sync exited ${code}`, "fix the config errors above");
   let gateway: LocalGateway;
   try {
     gateway = await startLocalGateway({ persistTo: PERSIST_TO, port: PORT });
   } catch (error) {
     await Promise.all(origins.map((o) => o.close()));
-    throw new UserError(`cannot serve kedge on 127.0.0.1:${PORT}: ${(error as Error).message}`, "set PORT=another port, or stop what listens there");
+    throw new UserError(
+      `cannot serve kedge on 127.0.0.1:${PORT}: ${(error as Error).message}`,
+      "set PORT=another port, or stop what listens there",
+    );
   }
   const base = `http://127.0.0.1:${PORT}`;
   console.log(`

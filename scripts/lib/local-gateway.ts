@@ -50,7 +50,11 @@ export interface LocalGateway {
 }
 
 /** The Worker's Miniflare options from wrangler.toml, pointing at a bundled script. */
-export function gatewayWorkerOptions(scriptPath: string, wranglerConfig = join(ROOT, "wrangler.toml"), vars: Record<string, string> = {}): WorkerOptions {
+export function gatewayWorkerOptions(
+  scriptPath: string,
+  wranglerConfig = join(ROOT, "wrangler.toml"),
+  vars: Record<string, string> = {},
+): WorkerOptions {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(wranglerConfig);
   return {
     ...workerOptions,

@@ -48,8 +48,15 @@ export async function startOrigin(identity: OriginIdentity, port = 0, host = "12
       if (name) res.setHeader(name.trim(), value.join(":").trim());
     }
     const status = Number(url.searchParams.get("status") ?? 200);
-    const body: EchoResponse = { ...identity, request: { method: req.method ?? "", path: url.pathname, query: url.search, headers, bodyBytes } };
-    res.writeHead(status >= 200 && status <= 599 ? status : 200, { "content-type": "application/json", "x-origin-cluster": identity.cluster, "x-origin-endpoint": identity.endpoint });
+    const body: EchoResponse = {
+      ...identity,
+      request: { method: req.method ?? "", path: url.pathname, query: url.search, headers, bodyBytes },
+    };
+    res.writeHead(status >= 200 && status <= 599 ? status : 200, {
+      "content-type": "application/json",
+      "x-origin-cluster": identity.cluster,
+      "x-origin-endpoint": identity.endpoint,
+    });
     res.end(JSON.stringify(body));
   });
   await new Promise<void>((resolveListen, reject) => {
@@ -60,9 +67,10 @@ export async function startOrigin(identity: OriginIdentity, port = 0, host = "12
     identity,
     port: (server.address() as AddressInfo).port,
     count: () => served,
-    close: () => new Promise((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -16,7 +16,8 @@ type Toml = Record<string, unknown>;
 const isTable = (v: unknown): v is Toml => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export function readWranglerFacts(configPath: string): WranglerFacts {
-  if (!existsSync(configPath)) throw new UserError(`${configPath} does not exist`, "run from the project folder, or pass --wrangler-config FILE");
+  if (!existsSync(configPath))
+    throw new UserError(`${configPath} does not exist`, "run from the project folder, or pass --wrangler-config FILE");
   let config: Toml;
   try {
     config = parse(readFileSync(configPath, "utf8"));
@@ -26,7 +27,10 @@ export function readWranglerFacts(configPath: string): WranglerFacts {
   const namespaces = Array.isArray(config.kv_namespaces) ? config.kv_namespaces.filter(isTable) : [];
   const kv = namespaces.find((n) => n.binding === ROUTES_BINDING);
   if (!kv || typeof kv.id !== "string" || kv.id === "") {
-    throw new UserError(`${configPath} has no [[kv_namespaces]] entry with binding "${ROUTES_BINDING}" and an id`, "add it (see README: deploying)");
+    throw new UserError(
+      `${configPath} has no [[kv_namespaces]] entry with binding "${ROUTES_BINDING}" and an id`,
+      "add it (see README: deploying)",
+    );
   }
   return { kvNamespaceId: kv.id };
 }

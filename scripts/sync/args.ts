@@ -54,10 +54,17 @@ export function parseSyncArgs(argv: string[]): SyncOptions {
   let sawPersist = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? "";
-    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const [flag, inline] =
+      arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
     const value = (): string => {
       const v = inline ?? argv[++i];
-      if (v === undefined || v === "" || (inline === undefined && v.startsWith("--"))) throw new UserError(`${flag} needs a value`, USAGE.split("\n").find((l) => l.includes(flag))?.trim());
+      if (v === undefined || v === "" || (inline === undefined && v.startsWith("--")))
+        throw new UserError(
+          `${flag} needs a value`,
+          USAGE.split("\n")
+            .find((l) => l.includes(flag))
+            ?.trim(),
+        );
       return v;
     };
     switch (flag) {

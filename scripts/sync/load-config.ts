@@ -33,7 +33,8 @@ export function loadConfig(configDir: string): LoadedConfig {
     throw new UserError(`config folder ${configDir} does not exist`, "pass --config DIR with kedge.yaml and clusters/<name>/ inside");
   }
   const edgeFile = join(configDir, "kedge.yaml");
-  if (!existsSync(edgeFile)) throw new UserError(`${edgeFile} is missing`, "create it with apiVersion kedge.dev/v1alpha1, kind EdgeConfig (see README)");
+  if (!existsSync(edgeFile))
+    throw new UserError(`${edgeFile} is missing`, "create it with apiVersion kedge.dev/v1alpha1, kind EdgeConfig (see README)");
   let edge: EdgeConfig;
   try {
     edge = parseEdgeConfig(parse(readFileSync(edgeFile, "utf8"), { prettyErrors: false }), edgeFile);
@@ -50,7 +51,11 @@ export function loadConfig(configDir: string): LoadedConfig {
   const skipped: SkippedDocument[] = [];
   for (const cluster of edge.clusters) {
     const dir = join(clustersDir, cluster.name);
-    if (!existsSync(dir)) throw new UserError(`cluster ${cluster.name} has no folder ${dir}`, `create ${dir} with that cluster's resources, or remove the cluster from ${edgeFile}`);
+    if (!existsSync(dir))
+      throw new UserError(
+        `cluster ${cluster.name} has no folder ${dir}`,
+        `create ${dir} with that cluster's resources, or remove the cluster from ${edgeFile}`,
+      );
     for (const file of filesUnder(dir)) {
       const shown = relative(process.cwd(), file) || file;
       try {
@@ -58,14 +63,17 @@ export function loadConfig(configDir: string): LoadedConfig {
         manifests.push(...parsed.manifests);
         skipped.push(...parsed.skipped);
       } catch (error) {
-        if (error instanceof ManifestSyntaxError) throw new UserError(`cluster ${cluster.name}: ${error.message}`, "fix the YAML/JSON syntax at that line; nothing was written");
+        if (error instanceof ManifestSyntaxError)
+          throw new UserError(`cluster ${cluster.name}: ${error.message}`, "fix the YAML/JSON syntax at that line; nothing was written");
         throw error;
       }
     }
   }
   const named = new Set(edge.clusters.map((c) => c.name));
   const unknownClusterDirs = existsSync(clustersDir)
-    ? readdirSync(clustersDir, { withFileTypes: true }).filter((d) => d.isDirectory() && !named.has(d.name)).map((d) => d.name)
+    ? readdirSync(clustersDir, { withFileTypes: true })
+        .filter((d) => d.isDirectory() && !named.has(d.name))
+        .map((d) => d.name)
     : [];
   return { edge, manifests, skipped, unknownClusterDirs };
 }

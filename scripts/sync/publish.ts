@@ -61,25 +61,42 @@ export async function pushTable(kv: KvStore, table: RouteTable, now = new Date()
   const readBack = await kv.get(blobKey);
   if (readBack !== text) throw new Error(`read-back of ${blobKey} differs from what was written; the pointer was not moved`);
   const history = (await readHistory(kv, table.name)).filter((e) => e.version !== table.version);
-  history.unshift({ version: table.version, writtenAt: now.toISOString(), rules: table.rules.length, backends: Object.keys(table.backends).length });
+  history.unshift({
+    version: table.version,
+    writtenAt: now.toISOString(),
+    rules: table.rules.length,
+    backends: Object.keys(table.backends).length,
+  });
   const kept = history.slice(0, HISTORY_LIMIT);
   await kv.put(KV_KEYS.history(table.name), JSON.stringify(kept));
   await kv.put(KV_KEYS.current(table.name), pointerFor(table.version, table.schemaVersion, now));
   // Only after the pointer moved: drop blobs that fell out of the history (never the served one).
-  const pruned = history.slice(HISTORY_LIMIT).map((e) => e.version).filter((v) => v !== table.version);
+  const pruned = history
+    .slice(HISTORY_LIMIT)
+    .map((e) => e.version)
+    .filter((v) => v !== table.version);
   for (const version of pruned) await kv.delete(KV_KEYS.blob(table.name, version));
   return { changed: true, version: table.version, previous: pointer?.version, pruned };
 }
 
 /** Moves the pointer to `version`, or to the version written before the current one. */
-export async function rollbackTable(kv: KvStore, name: string, version: string | undefined, now = new Date()): Promise<{ from?: string; to: string }> {
+export async function rollbackTable(
+  kv: KvStore,
+  name: string,
+  version: string | undefined,
+  now = new Date(),
+): Promise<{ from?: string; to: string }> {
   const pointer = await readPointer(kv, name);
   const history = await readHistory(kv, name);
   let target = version;
   if (target === undefined) {
     const at = history.findIndex((e) => e.version === pointer?.version);
     target = history[at + 1]?.version;
-    if (target === undefined) throw new UserError(`table ${name} has no version before ${pointer?.version ?? "(none)"} to roll back to`, "list versions with `npm run sync -- --dry-run --json`; the history keeps the last 10");
+    if (target === undefined)
+      throw new UserError(
+        `table ${name} has no version before ${pointer?.version ?? "(none)"} to roll back to`,
+        "list versions with `npm run sync -- --dry-run --json`; the history keeps the last 10",
+      );
   }
   const table = await readTable(kv, name, target);
   if (!table) {

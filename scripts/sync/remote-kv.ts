@@ -17,7 +17,10 @@ interface Run {
 
 function wrangler(args: string[]): Promise<Run> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn("npx", ["wrangler", ...args], { env: { ...process.env, WRANGLER_SEND_METRICS: "false" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("npx", ["wrangler", ...args], {
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -31,7 +34,10 @@ export function openRemoteKv(namespaceId: string, wranglerConfig: string): KvSto
   const scratch = mkdtempSync(join(tmpdir(), "kedge-sync-"));
   const common = ["--namespace-id", namespaceId, "--remote", "--config", wranglerConfig];
   const fail = (what: string, run: Run): never => {
-    throw new UserError(`wrangler ${what} failed (exit ${run.code}): ${(run.stderr || run.stdout).trim().split("\n").slice(-3).join(" ")}`, "check `npx wrangler whoami` and the kv_namespaces id in wrangler.toml");
+    throw new UserError(
+      `wrangler ${what} failed (exit ${run.code}): ${(run.stderr || run.stdout).trim().split("\n").slice(-3).join(" ")}`,
+      "check `npx wrangler whoami` and the kv_namespaces id in wrangler.toml",
+    );
   };
   return {
     description: `remote KV namespace ${namespaceId}`,

@@ -21,7 +21,9 @@ export interface ReportInput {
 export function formatReport(input: ReportInput): string {
   const lines: string[] = [];
   const endpoints = Object.values(input.table.backends).reduce((n, b) => n + b.endpoints.length, 0);
-  lines.push(`table ${input.table.name}@${input.table.version}: ${input.table.listeners.length} listeners, ${input.table.rules.length} rules, ${Object.keys(input.table.backends).length} backends, ${endpoints} endpoints`);
+  lines.push(
+    `table ${input.table.name}@${input.table.version}: ${input.table.listeners.length} listeners, ${input.table.rules.length} rules, ${Object.keys(input.table.backends).length} backends, ${endpoints} endpoints`,
+  );
   for (const cluster of input.clusters) {
     const statuses = input.statuses.filter((s) => s.object.cluster === cluster);
     const diagnostics = input.diagnostics.filter((d) => d.object.cluster === cluster && (d.severity !== "info" || input.verbose));
@@ -29,11 +31,15 @@ export function formatReport(input: ReportInput): string {
     lines.push("", `cluster ${cluster}`);
     for (const s of statuses) {
       lines.push(`  ${objectName(s.object)}  ${s.conditions.map(conditionText).join("  ")}`.trimEnd());
-      for (const l of s.listeners ?? []) lines.push(`    listener ${l.name}: attachedRoutes=${l.attachedRoutes}  ${l.conditions.map(conditionText).join("  ")}`);
-      for (const p of s.parents ?? []) lines.push(`    parent ${parentRefText(p.parentRef)}: ${p.conditions.map(conditionText).join("  ")}`);
+      for (const l of s.listeners ?? [])
+        lines.push(`    listener ${l.name}: attachedRoutes=${l.attachedRoutes}  ${l.conditions.map(conditionText).join("  ")}`);
+      for (const p of s.parents ?? [])
+        lines.push(`    parent ${parentRefText(p.parentRef)}: ${p.conditions.map(conditionText).join("  ")}`);
     }
     for (const d of diagnostics) {
-      lines.push(`  ${SYMBOL[d.severity]} ${objectName(d.object)}${d.field ? ` ${d.field}` : ""}: ${d.reason}: ${d.message}${where(d.object)}`);
+      lines.push(
+        `  ${SYMBOL[d.severity]} ${objectName(d.object)}${d.field ? ` ${d.field}` : ""}: ${d.reason}: ${d.message}${where(d.object)}`,
+      );
     }
   }
   for (const s of input.skipped) lines.push(`! ${s.file}:${s.line}: ${s.message}; skipped`);

@@ -20,7 +20,9 @@ export const EXIT = { OK: 0, REJECTED: 1, UNUSABLE_INPUT: 2 } as const;
 
 async function openStore(options: SyncOptions): Promise<KvStore> {
   const facts = readWranglerFacts(options.wranglerConfig);
-  return options.target === "remote" ? openRemoteKv(facts.kvNamespaceId, options.wranglerConfig) : openLocalKv(options.persistTo, facts.kvNamespaceId);
+  return options.target === "remote"
+    ? openRemoteKv(facts.kvNamespaceId, options.wranglerConfig)
+    : openLocalKv(options.persistTo, facts.kvNamespaceId);
 }
 
 async function withStore<T>(options: SyncOptions, use: (kv: KvStore) => Promise<T>): Promise<T> {
@@ -39,7 +41,10 @@ export async function runSync(options: SyncOptions, io: Output): Promise<number>
   if (options.rollback) {
     const { from, to } = await withStore(options, (kv) => rollbackTable(kv, name, options.rollback?.version));
     if (options.json) io.out(JSON.stringify({ rollback: { table: name, from, to } }, null, 2));
-    else io.out(from === to ? `table ${name} already serves ${to}; nothing written` : `table ${name}: pointer moved ${from ?? "(none)"} → ${to}`);
+    else
+      io.out(
+        from === to ? `table ${name} already serves ${to}; nothing written` : `table ${name}: pointer moved ${from ?? "(none)"} → ${to}`,
+      );
     return EXIT.OK;
   }
 
@@ -74,8 +79,15 @@ export async function runSync(options: SyncOptions, io: Output): Promise<number>
     summary.written = false;
     if (!options.json) {
       const unchanged = diff.from === diff.to;
-      io.out(unchanged ? `\ndry run: the edge already serves ${diff.to}; nothing would be written` : `\ndry run: ${diff.from ?? "(no table)"} → ${diff.to} (nothing written)`);
-      for (const [what, d] of [["rule", diff.rules], ["backend", diff.backends]] as const) {
+      io.out(
+        unchanged
+          ? `\ndry run: the edge already serves ${diff.to}; nothing would be written`
+          : `\ndry run: ${diff.from ?? "(no table)"} → ${diff.to} (nothing written)`,
+      );
+      for (const [what, d] of [
+        ["rule", diff.rules],
+        ["backend", diff.backends],
+      ] as const) {
         for (const id of d.added) io.out(`  + ${what} ${id}`);
         for (const id of d.removed) io.out(`  - ${what} ${id}`);
         for (const id of d.changed) io.out(`  ~ ${what} ${id}`);
@@ -84,7 +96,11 @@ export async function runSync(options: SyncOptions, io: Output): Promise<number>
     return finish(EXIT.OK);
   }
 
-  const pushed = await withStore(options, async (kv) => ({ outcome: await pushTable(kv, result.table), history: await readHistory(kv, name), where: kv.description }));
+  const pushed = await withStore(options, async (kv) => ({
+    outcome: await pushTable(kv, result.table),
+    history: await readHistory(kv, name),
+    where: kv.description,
+  }));
   summary.written = pushed.outcome.changed;
   summary.push = { ...pushed.outcome, target: pushed.where, history: pushed.history.map((h) => h.version) };
   if (!options.json) {

@@ -7,7 +7,14 @@ import type { Condition, ResourceStatus } from "../../src/compile/diagnostics";
 const CONTROLLER = "kedge.dev/edge";
 
 function conditions(list: Condition[], generation: string) {
-  return list.map((c) => ({ type: c.type, status: c.status, reason: c.reason, message: c.message, observedGeneration: 1, lastTransitionTime: generation }));
+  return list.map((c) => ({
+    type: c.type,
+    status: c.status,
+    reason: c.reason,
+    message: c.message,
+    observedGeneration: 1,
+    lastTransitionTime: generation,
+  }));
 }
 
 /** Writes `<dir>/<cluster>/<kind>-<namespace>-<name>.yaml` for every status; returns the files written. */
@@ -25,8 +32,19 @@ export function writeStatusFiles(dir: string, statuses: ResourceStatus[], now = 
     } else {
       status.conditions = conditions(s.conditions, at);
     }
-    if (s.listeners) status.listeners = s.listeners.map((l) => ({ name: l.name, attachedRoutes: l.attachedRoutes, supportedKinds: [{ group: "gateway.networking.k8s.io", kind: "HTTPRoute" }], conditions: conditions(l.conditions, at) }));
-    const doc = { apiVersion: "gateway.networking.k8s.io/v1", kind: s.object.kind, metadata: { name: s.object.name, namespace: s.object.namespace }, status };
+    if (s.listeners)
+      status.listeners = s.listeners.map((l) => ({
+        name: l.name,
+        attachedRoutes: l.attachedRoutes,
+        supportedKinds: [{ group: "gateway.networking.k8s.io", kind: "HTTPRoute" }],
+        conditions: conditions(l.conditions, at),
+      }));
+    const doc = {
+      apiVersion: "gateway.networking.k8s.io/v1",
+      kind: s.object.kind,
+      metadata: { name: s.object.name, namespace: s.object.namespace },
+      status,
+    };
     const folder = join(dir, s.object.cluster);
     mkdirSync(folder, { recursive: true });
     const file = join(folder, `${s.object.kind.toLowerCase()}-${s.object.namespace}-${s.object.name}.yaml`);

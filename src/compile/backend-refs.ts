@@ -29,7 +29,12 @@ export interface BackendContext {
   backends: Map<string, CompiledBackend>;
 }
 
-function resolveService(ctx: BackendContext, route: Manifest, ref: Record<string, unknown>, at: string): { backend: string } | FieldProblem {
+function resolveService(
+  ctx: BackendContext,
+  route: Manifest,
+  ref: Record<string, unknown>,
+  at: string,
+): { backend: string } | FieldProblem {
   const namespace = typeof ref.namespace === "string" ? ref.namespace : route.metadata.namespace;
   const name = ref.name as string;
   const permitted = isReferencePermitted(ctx.index, {
@@ -38,11 +43,21 @@ function resolveService(ctx: BackendContext, route: Manifest, ref: Record<string
     to: { group: "", kind: "Service", namespace, name },
   });
   if (!permitted) {
-    return { field: `${at}.namespace`, reason: "RefNotPermitted", message: `no ReferenceGrant in namespace ${namespace} allows this route to use Service ${name}` };
+    return {
+      field: `${at}.namespace`,
+      reason: "RefNotPermitted",
+      message: `no ReferenceGrant in namespace ${namespace} allows this route to use Service ${name}`,
+    };
   }
-  if (typeof ref.port !== "number") return { field: `${at}.port`, reason: "UnsupportedValue", message: `port is required for Service ${namespace}/${name}` };
+  if (typeof ref.port !== "number")
+    return { field: `${at}.port`, reason: "UnsupportedValue", message: `port is required for Service ${namespace}/${name}` };
   const service = ctx.index.get(route.cluster, "Service", namespace, name);
-  if (!service) return { field: `${at}.name`, reason: "BackendNotFound", message: `Service ${namespace}/${name} not found in cluster ${route.cluster}` };
+  if (!service)
+    return {
+      field: `${at}.name`,
+      reason: "BackendNotFound",
+      message: `Service ${namespace}/${name} not found in cluster ${route.cluster}`,
+    };
   const port = servicePorts(service).find((p) => p.port === ref.port);
   if (!port) return { field: `${at}.port`, reason: "BackendNotFound", message: `Service ${namespace}/${name} has no port ${ref.port}` };
   const id = `Service/${route.cluster}/${namespace}/${name}:${port.port}`;
@@ -62,7 +77,13 @@ function resolveService(ctx: BackendContext, route: Manifest, ref: Record<string
 const isProblem = (v: unknown): v is FieldProblem => isJsonObject(v) && typeof v.reason === "string" && typeof v.field === "string";
 
 /** Resolves `rules[i].backendRefs`. */
-export function resolveBackendRefs(ctx: BackendContext, route: Manifest, raw: unknown, at: string, matches: MatchDraft[]): ResolvedBackendRefs {
+export function resolveBackendRefs(
+  ctx: BackendContext,
+  route: Manifest,
+  raw: unknown,
+  at: string,
+  matches: MatchDraft[],
+): ResolvedBackendRefs {
   const result: ResolvedBackendRefs = { refs: [], unresolved: [] };
   if (raw === undefined) return result;
   if (!Array.isArray(raw) || raw.length > 16) {

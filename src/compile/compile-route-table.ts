@@ -4,7 +4,14 @@
  */
 import type { Manifest } from "../gateway-api/manifest";
 import { canonicalJson, sha256Hex } from "../table/canonical-json";
-import { type CompiledBackend, type CompiledMatch, type CompiledRule, type Protocol, type RouteTable, SCHEMA_VERSION } from "../table/route-table";
+import {
+  type CompiledBackend,
+  type CompiledMatch,
+  type CompiledRule,
+  type Protocol,
+  type RouteTable,
+  SCHEMA_VERSION,
+} from "../table/route-table";
 import { type Diagnostic, Diagnostics, type ResourceStatus } from "./diagnostics";
 import type { EdgeConfig } from "./edge-config";
 import { compileGateways, gatewayStatuses, isServed } from "./gateways";
@@ -60,8 +67,15 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
   const diagnostics = new Diagnostics();
   const clusterOrder = new Map(edge.clusters.map((c, i) => [c.name, i]));
   const index = new ResourceIndex(manifests.filter((m) => clusterOrder.has(m.cluster)));
-  for (const d of index.duplicates) diagnostics.warn(d, undefined, "Duplicate", `another ${d.kind} ${d.metadata.namespace}/${d.metadata.name} in cluster ${d.cluster} came first; this one is ignored`);
-  for (const m of manifests) if (!KNOWN_KINDS.has(m.kind)) diagnostics.add("info", m, undefined, "Ignored", `kind ${m.kind} is not read by kedge`);
+  for (const d of index.duplicates)
+    diagnostics.warn(
+      d,
+      undefined,
+      "Duplicate",
+      `another ${d.kind} ${d.metadata.namespace}/${d.metadata.name} in cluster ${d.cluster} came first; this one is ignored`,
+    );
+  for (const m of manifests)
+    if (!KNOWN_KINDS.has(m.kind)) diagnostics.add("info", m, undefined, "Ignored", `kind ${m.kind} is not read by kedge`);
 
   const listeners = compileGateways(index, edge.gatewayClassName, diagnostics);
   const statuses: ResourceStatus[] = [];

@@ -43,7 +43,8 @@ export interface ParentRefView {
 }
 
 /** `namespace/name[/section][:port]` */
-export const parentRefText = (p: ParentRefView): string => `${p.namespace}/${p.name}${p.sectionName ? `/${p.sectionName}` : ""}${p.port ? `:${p.port}` : ""}`;
+export const parentRefText = (p: ParentRefView): string =>
+  `${p.namespace}/${p.name}${p.sectionName ? `/${p.sectionName}` : ""}${p.port ? `:${p.port}` : ""}`;
 
 /** The status a Gateway API controller would write for one object (per parent for routes). */
 export interface ResourceStatus {

@@ -49,7 +49,9 @@ function parseEndpoints(raw: unknown, at: string): EndpointSource {
     case "Hostname": {
       const template = raw.hostnameTemplate;
       if (typeof template !== "string" || !template.includes("{service}")) {
-        throw new EdgeConfigError(`${at}.hostnameTemplate must be a string containing {service}, e.g. "{service}.{namespace}.eu.example.net"`);
+        throw new EdgeConfigError(
+          `${at}.hostnameTemplate must be a string containing {service}, e.g. "{service}.{namespace}.eu.example.net"`,
+        );
       }
       const sample = template.replaceAll(/\{(service|namespace|cluster)\}/g, "x");
       const problem = hostnameProblem(sample, false);

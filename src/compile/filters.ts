@@ -21,7 +21,8 @@ function compileHeaderModifier(raw: unknown, at: string): HeaderModifier | Field
   };
   const pairs = (list: unknown, field: string): { name: string; value: string }[] | FieldProblem => {
     if (list === undefined) return [];
-    if (!Array.isArray(list) || list.length > 16) return { field, reason: "UnsupportedValue", message: `${field} must be a list of at most 16` };
+    if (!Array.isArray(list) || list.length > 16)
+      return { field, reason: "UnsupportedValue", message: `${field} must be a list of at most 16` };
     const out: { name: string; value: string }[] = [];
     for (const [i, h] of list.entries()) {
       if (!isJsonObject(h) || typeof h.name !== "string" || typeof h.value !== "string") {
@@ -41,7 +42,8 @@ function compileHeaderModifier(raw: unknown, at: string): HeaderModifier | Field
   if (!Array.isArray(add)) return add;
   const remove: string[] = [];
   if (raw.remove !== undefined) {
-    if (!Array.isArray(raw.remove) || raw.remove.length > 16) return { field: `${at}.remove`, reason: "UnsupportedValue", message: "remove must be a list of at most 16 names" };
+    if (!Array.isArray(raw.remove) || raw.remove.length > 16)
+      return { field: `${at}.remove`, reason: "UnsupportedValue", message: "remove must be a list of at most 16 names" };
     for (const [i, name] of raw.remove.entries()) {
       if (typeof name !== "string") return { field: `${at}.remove[${i}]`, reason: "UnsupportedValue", message: "must be a header name" };
       const clash = claim(name, `${at}.remove[${i}]`);
@@ -58,19 +60,29 @@ function compilePathModifier(raw: unknown, at: string, matches: MatchDraft[]): P
   if (raw.type === "ReplaceFullPath") {
     const value = raw.replaceFullPath;
     const problem = typeof value === "string" ? pathValueProblem(value) : "is required";
-    return problem ? { field: `${at}.replaceFullPath`, reason: "UnsupportedValue", message: `replaceFullPath ${problem}` } : { type: "ReplaceFullPath", value: value as string };
+    return problem
+      ? { field: `${at}.replaceFullPath`, reason: "UnsupportedValue", message: `replaceFullPath ${problem}` }
+      : { type: "ReplaceFullPath", value: value as string };
   }
   if (raw.type === "ReplacePrefixMatch") {
     const only = matches.length === 1 ? matches[0] : undefined;
     if (!only || only.path.type !== "PathPrefix") {
-      return { field: `${at}.type`, reason: "UnsupportedValue", message: "ReplacePrefixMatch needs exactly one match, and it must be a PathPrefix" };
+      return {
+        field: `${at}.type`,
+        reason: "UnsupportedValue",
+        message: "ReplacePrefixMatch needs exactly one match, and it must be a PathPrefix",
+      };
     }
     const value = raw.replacePrefixMatch ?? "";
     const problem = typeof value !== "string" ? "must be a string" : value === "" ? null : pathValueProblem(value);
     if (problem) return { field: `${at}.replacePrefixMatch`, reason: "UnsupportedValue", message: `replacePrefixMatch ${problem}` };
     return { type: "ReplacePrefixMatch", value: value as string, prefix: only.path.value };
   }
-  return { field: `${at}.type`, reason: "UnsupportedValue", message: `path modifier type ${String(raw.type)} is not ReplaceFullPath or ReplacePrefixMatch` };
+  return {
+    field: `${at}.type`,
+    reason: "UnsupportedValue",
+    message: `path modifier type ${String(raw.type)} is not ReplaceFullPath or ReplacePrefixMatch`,
+  };
 }
 
 const isProblem = (v: unknown): v is FieldProblem => isJsonObject(v) && typeof v.reason === "string" && typeof v.field === "string";
@@ -97,19 +109,35 @@ export function compileFilters(raw: unknown, at: string, matches: MatchDraft[]):
       }
       case "RequestRedirect": {
         const r = isJsonObject(f.requestRedirect) ? f.requestRedirect : {};
-        if (r.scheme !== undefined && r.scheme !== "http" && r.scheme !== "https") return { field: `${here}.requestRedirect.scheme`, reason: "UnsupportedValue", message: "scheme must be http or https" };
-        if (r.hostname !== undefined && (typeof r.hostname !== "string" || hostnameProblem(r.hostname, false))) return { field: `${here}.requestRedirect.hostname`, reason: "UnsupportedValue", message: "hostname must be a precise hostname" };
-        if (r.port !== undefined && !(Number.isInteger(r.port) && (r.port as number) >= 1 && (r.port as number) <= 65535)) return { field: `${here}.requestRedirect.port`, reason: "UnsupportedValue", message: "port must be 1-65535" };
+        if (r.scheme !== undefined && r.scheme !== "http" && r.scheme !== "https")
+          return { field: `${here}.requestRedirect.scheme`, reason: "UnsupportedValue", message: "scheme must be http or https" };
+        if (r.hostname !== undefined && (typeof r.hostname !== "string" || hostnameProblem(r.hostname, false)))
+          return { field: `${here}.requestRedirect.hostname`, reason: "UnsupportedValue", message: "hostname must be a precise hostname" };
+        if (r.port !== undefined && !(Number.isInteger(r.port) && (r.port as number) >= 1 && (r.port as number) <= 65535))
+          return { field: `${here}.requestRedirect.port`, reason: "UnsupportedValue", message: "port must be 1-65535" };
         const statusCode = r.statusCode ?? 302;
-        if (typeof statusCode !== "number" || !REDIRECT_CODES.includes(statusCode)) return { field: `${here}.requestRedirect.statusCode`, reason: "UnsupportedValue", message: `statusCode must be one of ${REDIRECT_CODES.join(", ")}` };
+        if (typeof statusCode !== "number" || !REDIRECT_CODES.includes(statusCode))
+          return {
+            field: `${here}.requestRedirect.statusCode`,
+            reason: "UnsupportedValue",
+            message: `statusCode must be one of ${REDIRECT_CODES.join(", ")}`,
+          };
         const path = compilePathModifier(r.path, `${here}.requestRedirect.path`, matches);
         if (isProblem(path)) return path;
-        out.push({ type: "RequestRedirect", scheme: r.scheme, hostname: r.hostname as string | undefined, port: r.port as number | undefined, path, statusCode });
+        out.push({
+          type: "RequestRedirect",
+          scheme: r.scheme,
+          hostname: r.hostname as string | undefined,
+          port: r.port as number | undefined,
+          path,
+          statusCode,
+        });
         break;
       }
       case "URLRewrite": {
         const r = isJsonObject(f.urlRewrite) ? f.urlRewrite : {};
-        if (r.hostname !== undefined && (typeof r.hostname !== "string" || hostnameProblem(r.hostname, false))) return { field: `${here}.urlRewrite.hostname`, reason: "UnsupportedValue", message: "hostname must be a precise hostname" };
+        if (r.hostname !== undefined && (typeof r.hostname !== "string" || hostnameProblem(r.hostname, false)))
+          return { field: `${here}.urlRewrite.hostname`, reason: "UnsupportedValue", message: "hostname must be a precise hostname" };
         const path = compilePathModifier(r.path, `${here}.urlRewrite.path`, matches);
         if (isProblem(path)) return path;
         out.push({ type: "URLRewrite", hostname: r.hostname as string | undefined, path });

@@ -37,7 +37,11 @@ function compileListener(index: ResourceIndex, gateway: Manifest, raw: unknown, 
     diagnostics.error(gateway, at, "UnsupportedValue", "listener needs a name");
     return null;
   }
-  const { cluster, namespace, name: gatewayName } = { cluster: gateway.cluster, namespace: gateway.metadata.namespace, name: gateway.metadata.name };
+  const {
+    cluster,
+    namespace,
+    name: gatewayName,
+  } = { cluster: gateway.cluster, namespace: gateway.metadata.namespace, name: gateway.metadata.name };
   const listener: EdgeListener = {
     id: `${cluster}/${namespace}/${gatewayName}/${raw.name}`,
     gateway,
@@ -58,7 +62,8 @@ function compileListener(index: ResourceIndex, gateway: Manifest, raw: unknown, 
     return reject("UnsupportedProtocol", `protocol ${String(raw.protocol)} is not served at the edge (HTTP and HTTPS are)`, "protocol");
   }
   listener.protocol = raw.protocol;
-  if (!Number.isInteger(raw.port) || listener.port < 1 || listener.port > 65535) return reject("UnsupportedValue", "port must be 1-65535", "port");
+  if (!Number.isInteger(raw.port) || listener.port < 1 || listener.port > 65535)
+    return reject("UnsupportedValue", "port must be 1-65535", "port");
   if (raw.hostname !== undefined) {
     const problem = typeof raw.hostname === "string" ? hostnameProblem(raw.hostname, true) : "must be a string";
     if (problem) return reject("UnsupportedValue", `hostname ${problem}`, "hostname");
@@ -70,7 +75,8 @@ function compileListener(index: ResourceIndex, gateway: Manifest, raw: unknown, 
   if (from === "All") listener.allowsNamespace = () => true;
   else if (from === "Selector") {
     const selector = compileLabelSelector(namespaces.selector);
-    if (typeof selector === "string") return reject("UnsupportedValue", `allowedRoutes.namespaces.selector: ${selector}`, "allowedRoutes.namespaces.selector");
+    if (typeof selector === "string")
+      return reject("UnsupportedValue", `allowedRoutes.namespaces.selector: ${selector}`, "allowedRoutes.namespaces.selector");
     listener.allowsNamespace = (ns) => selector(index.namespaceLabels(cluster, ns));
   } else if (from !== "Same") {
     return reject("UnsupportedValue", `allowedRoutes.namespaces.from must be All, Same or Selector`, "allowedRoutes.namespaces.from");
@@ -82,7 +88,12 @@ function compileListener(index: ResourceIndex, gateway: Manifest, raw: unknown, 
     if (unsupported.length > 0) {
       const names = unsupported.map((k) => String(k.kind)).join(", ");
       listener.conditions.push(bad("ResolvedRefs", "InvalidRouteKinds", `route kinds ${names} are not supported; HTTPRoute is`));
-      diagnostics.warn(gateway, `${at}.allowedRoutes.kinds`, "InvalidRouteKinds", `listener ${raw.name}: route kinds ${names} are not supported`);
+      diagnostics.warn(
+        gateway,
+        `${at}.allowedRoutes.kinds`,
+        "InvalidRouteKinds",
+        `listener ${raw.name}: route kinds ${names} are not supported`,
+      );
     }
   }
   listener.conditions.unshift(ok("Accepted", "Accepted"), ok("Programmed", "Programmed"));
@@ -110,8 +121,16 @@ export function compileGateways(index: ResourceIndex, gatewayClassName: string, 
         continue;
       }
       for (const c of [l, other]) {
-        c.conditions = [bad("Accepted", "HostnameConflict", "another listener has the same port and hostname"), ok("Conflicted", "HostnameConflict")];
-        diagnostics.error(gateway, "spec.listeners", "HostnameConflict", `listeners ${other.name} and ${l.name} share port ${l.port} and hostname ${l.hostname ?? "(none)"}`);
+        c.conditions = [
+          bad("Accepted", "HostnameConflict", "another listener has the same port and hostname"),
+          ok("Conflicted", "HostnameConflict"),
+        ];
+        diagnostics.error(
+          gateway,
+          "spec.listeners",
+          "HostnameConflict",
+          `listeners ${other.name} and ${l.name} share port ${l.port} and hostname ${l.hostname ?? "(none)"}`,
+        );
       }
     }
     listeners.push(...compiled);
@@ -127,9 +146,10 @@ export function gatewayStatuses(listeners: EdgeListener[]): ResourceStatus[] {
     const served = ls.filter(isServed).length;
     return {
       object: objectRef(gateway),
-      conditions: served > 0
-        ? [ok("Accepted", "Accepted", `${served} of ${ls.length} listeners served`), ok("Programmed", "Programmed")]
-        : [bad("Accepted", "ListenersNotValid", "no listener can be served"), bad("Programmed", "Invalid", "no listener can be served")],
+      conditions:
+        served > 0
+          ? [ok("Accepted", "Accepted", `${served} of ${ls.length} listeners served`), ok("Programmed", "Programmed")]
+          : [bad("Accepted", "ListenersNotValid", "no listener can be served"), bad("Programmed", "Invalid", "no listener can be served")],
       listeners: ls.map((l) => ({ name: l.name, attachedRoutes: l.attachedRoutes, conditions: l.conditions })),
     };
   });

@@ -26,8 +26,15 @@ function hostScore(hostnames: string[] | null, host: string): HostScore | null {
   let best: HostScore | null = null;
   for (const pattern of hostnames) {
     if (!hostnameMatches(pattern, host)) continue;
-    const score = isWildcard(pattern) ? { exactLength: 0, patternLength: pattern.length } : { exactLength: host.length, patternLength: host.length };
-    if (!best || score.exactLength > best.exactLength || (score.exactLength === best.exactLength && score.patternLength > best.patternLength)) best = score;
+    const score = isWildcard(pattern)
+      ? { exactLength: 0, patternLength: pattern.length }
+      : { exactLength: host.length, patternLength: host.length };
+    if (
+      !best ||
+      score.exactLength > best.exactLength ||
+      (score.exactLength === best.exactLength && score.patternLength > best.patternLength)
+    )
+      best = score;
   }
   return best;
 }

@@ -38,7 +38,8 @@ const bad = (type: string, reason: string, message: string): Condition => ({ typ
 
 function compileRules(ctx: BackendContext, route: Manifest): { rules: RuleDraft[]; unresolved: FieldProblem[] } | FieldProblem {
   const raw = route.spec.rules ?? [{}];
-  if (!Array.isArray(raw) || raw.length > 16) return { field: "spec.rules", reason: "UnsupportedValue", message: "rules must be a list of at most 16" };
+  if (!Array.isArray(raw) || raw.length > 16)
+    return { field: "spec.rules", reason: "UnsupportedValue", message: "rules must be a list of at most 16" };
   const rules: RuleDraft[] = [];
   const unresolved: FieldProblem[] = [];
   let matchCount = 0;
@@ -61,13 +62,15 @@ function compileRules(ctx: BackendContext, route: Manifest): { rules: RuleDraft[
     if (isProblem(timeouts)) return timeouts;
     rules.push({ index: i, matches, filters, backendRefs: refs.refs, timeouts });
   }
-  if (matchCount > 128) return { field: "spec.rules", reason: "UnsupportedValue", message: "a route may have at most 128 matches in total" };
+  if (matchCount > 128)
+    return { field: "spec.rules", reason: "UnsupportedValue", message: "a route may have at most 128 matches in total" };
   return { rules, unresolved };
 }
 
 function routeHostnames(route: Manifest): string[] | FieldProblem {
   const raw = route.spec.hostnames ?? [];
-  if (!Array.isArray(raw) || raw.length > 16) return { field: "spec.hostnames", reason: "UnsupportedValue", message: "hostnames must be a list of at most 16" };
+  if (!Array.isArray(raw) || raw.length > 16)
+    return { field: "spec.hostnames", reason: "UnsupportedValue", message: "hostnames must be a list of at most 16" };
   for (const [i, h] of raw.entries()) {
     const problem = typeof h === "string" ? hostnameProblem(h, true) : "must be a string";
     if (problem) return { field: `spec.hostnames[${i}]`, reason: "UnsupportedValue", message: `hostname ${JSON.stringify(h)} ${problem}` };
@@ -81,7 +84,12 @@ interface ParentOutcome {
   condition: Condition;
 }
 
-function attachToParent(route: Manifest, parent: Record<string, unknown>, hostnames: string[], listeners: EdgeListener[]): ParentOutcome | null {
+function attachToParent(
+  route: Manifest,
+  parent: Record<string, unknown>,
+  hostnames: string[],
+  listeners: EdgeListener[],
+): ParentOutcome | null {
   const namespace = typeof parent.namespace === "string" ? parent.namespace : route.metadata.namespace;
   const name = String(parent.name);
   const section = typeof parent.sectionName === "string" ? parent.sectionName : undefined;
@@ -91,36 +99,78 @@ function attachToParent(route: Manifest, parent: Record<string, unknown>, hostna
     (l) => l.gateway.cluster === route.cluster && l.gateway.metadata.namespace === namespace && l.gateway.metadata.name === name,
   );
   if (ofGateway.length === 0) return null; // not a Gateway this edge serves
-  const named = ofGateway.filter((l) => isServed(l) && (section === undefined || l.name === section) && (port === undefined || l.port === port));
+  const named = ofGateway.filter(
+    (l) => isServed(l) && (section === undefined || l.name === section) && (port === undefined || l.port === port),
+  );
   if (named.length === 0) {
-    return { parentRef, attachments: [], condition: bad("Accepted", "NoMatchingParent", `Gateway ${namespace}/${name} has no served listener${section ? ` named ${section}` : ""}${port ? ` on port ${port}` : ""}`) };
+    return {
+      parentRef,
+      attachments: [],
+      condition: bad(
+        "Accepted",
+        "NoMatchingParent",
+        `Gateway ${namespace}/${name} has no served listener${section ? ` named ${section}` : ""}${port ? ` on port ${port}` : ""}`,
+      ),
+    };
   }
   const allowed = named.filter((l) => l.allowsHTTPRoute && l.allowsNamespace(route.metadata.namespace));
   if (allowed.length === 0) {
-    return { parentRef, attachments: [], condition: bad("Accepted", "NotAllowedByListeners", `listeners of Gateway ${namespace}/${name} do not allow HTTPRoutes from namespace ${route.metadata.namespace}`) };
+    return {
+      parentRef,
+      attachments: [],
+      condition: bad(
+        "Accepted",
+        "NotAllowedByListeners",
+        `listeners of Gateway ${namespace}/${name} do not allow HTTPRoutes from namespace ${route.metadata.namespace}`,
+      ),
+    };
   }
   const attachments = allowed.flatMap((listener) => {
     const effective = intersectHostnames(listener.hostname, hostnames);
     return effective !== null && effective.length === 0 ? [] : [{ listener, hostnames: effective }];
   });
   if (attachments.length === 0) {
-    return { parentRef, attachments, condition: bad("Accepted", "NoMatchingListenerHostname", `no route hostname intersects a listener hostname of Gateway ${namespace}/${name}`) };
+    return {
+      parentRef,
+      attachments,
+      condition: bad(
+        "Accepted",
+        "NoMatchingListenerHostname",
+        `no route hostname intersects a listener hostname of Gateway ${namespace}/${name}`,
+      ),
+    };
   }
   return { parentRef, attachments, condition: ok("Accepted", "Accepted") };
 }
 
 /** Compiles every HTTPRoute that names a Gateway of this edge; returns the accepted ones. */
-export function compileHTTPRoutes(ctx: BackendContext, listeners: EdgeListener[], diagnostics: Diagnostics, statuses: ResourceStatus[]): RouteDraft[] {
+export function compileHTTPRoutes(
+  ctx: BackendContext,
+  listeners: EdgeListener[],
+  diagnostics: Diagnostics,
+  statuses: ResourceStatus[],
+): RouteDraft[] {
   const accepted: RouteDraft[] = [];
   for (const route of ctx.index.all("HTTPRoute")) {
     const parents = (Array.isArray(route.spec.parentRefs) ? route.spec.parentRefs : []).filter(
-      (p): p is Record<string, unknown> => isJsonObject(p) && typeof p.name === "string" && (p.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (p.kind ?? "Gateway") === "Gateway",
+      (p): p is Record<string, unknown> =>
+        isJsonObject(p) &&
+        typeof p.name === "string" &&
+        (p.group ?? GATEWAY_GROUP) === GATEWAY_GROUP &&
+        (p.kind ?? "Gateway") === "Gateway",
     );
     const hostnames = routeHostnames(route);
     const outcomes = parents.flatMap((p) => attachToParent(route, p, Array.isArray(hostnames) ? hostnames : [], listeners) ?? []);
     if (outcomes.length === 0) {
       const named = parents.map((p) => p.name).join(", ");
-      diagnostics.warn(route, "spec.parentRefs", "NoMatchingParent", named ? `no Gateway of this edge named ${named} in cluster ${route.cluster}; route ignored` : "route has no Gateway parentRef; ignored");
+      diagnostics.warn(
+        route,
+        "spec.parentRefs",
+        "NoMatchingParent",
+        named
+          ? `no Gateway of this edge named ${named} in cluster ${route.cluster}; route ignored`
+          : "route has no Gateway parentRef; ignored",
+      );
       continue;
     }
     const status: ResourceStatus = { object: objectRef(route), conditions: [], parents: [] };
@@ -128,12 +178,17 @@ export function compileHTTPRoutes(ctx: BackendContext, listeners: EdgeListener[]
     const rules = isProblem(hostnames) ? hostnames : compileRules(ctx, route);
     if (isProblem(rules)) {
       diagnostics.error(route, rules.field, rules.reason, `${rules.message}; the route is not served`);
-      for (const o of outcomes) status.parents?.push({ parentRef: o.parentRef, conditions: [bad("Accepted", rules.reason, rules.message), ok("ResolvedRefs", "ResolvedRefs")] });
+      for (const o of outcomes)
+        status.parents?.push({
+          parentRef: o.parentRef,
+          conditions: [bad("Accepted", rules.reason, rules.message), ok("ResolvedRefs", "ResolvedRefs")],
+        });
       continue;
     }
-    const resolvedRefs = rules.unresolved.length === 0
-      ? ok("ResolvedRefs", "ResolvedRefs")
-      : bad("ResolvedRefs", rules.unresolved[0]?.reason ?? "BackendNotFound", rules.unresolved.map((u) => u.message).join("; "));
+    const resolvedRefs =
+      rules.unresolved.length === 0
+        ? ok("ResolvedRefs", "ResolvedRefs")
+        : bad("ResolvedRefs", rules.unresolved[0]?.reason ?? "BackendNotFound", rules.unresolved.map((u) => u.message).join("; "));
     const attachments: Attachment[] = [];
     for (const o of outcomes) {
       status.parents?.push({ parentRef: o.parentRef, conditions: [o.condition, resolvedRefs] });

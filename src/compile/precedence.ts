@@ -44,7 +44,10 @@ export function compareRouteOrder(a: RankedMatch, b: RankedMatch): number {
     const tb = b.route.metadata.creationTimestamp ?? "";
     // A route without a timestamp sorts after the ones that have one.
     const byAge = ta && tb ? compareText(ta, tb) : Number(ta === "") - Number(tb === "");
-    const byName = compareText(`${a.route.metadata.namespace}/${a.route.metadata.name}`, `${b.route.metadata.namespace}/${b.route.metadata.name}`);
+    const byName = compareText(
+      `${a.route.metadata.namespace}/${a.route.metadata.name}`,
+      `${b.route.metadata.namespace}/${b.route.metadata.name}`,
+    );
     const order = byAge || byName || a.clusterOrder - b.clusterOrder;
     if (order !== 0) return order;
   }

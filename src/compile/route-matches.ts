@@ -35,7 +35,7 @@ export function pathValueProblem(value: string): string | null {
 /** Header values sent or matched must be printable, without CR/LF (header injection). */
 export function headerValueProblem(value: string, max = 4096): string | null {
   if (value.length < 1 || value.length > max) return `must be 1 to ${max} characters`;
-  // eslint-style disable reason: control characters are exactly what this check looks for.
+  // oxlint-disable-next-line no-control-regex -- control characters are exactly what this check refuses
   if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) return "must not contain control characters (CR, LF, NUL ...)";
   return null;
 }
@@ -54,7 +54,11 @@ function compilePath(raw: unknown, at: string): CompiledPathMatch | FieldProblem
     return problem ? { field: `${at}.value`, reason: "UnsupportedValue", message: `path regex ${problem}` } : { type, value };
   }
   if (type !== "Exact" && type !== "PathPrefix") {
-    return { field: `${at}.type`, reason: "UnsupportedValue", message: `path type ${String(type)} is not Exact, PathPrefix or RegularExpression` };
+    return {
+      field: `${at}.type`,
+      reason: "UnsupportedValue",
+      message: `path type ${String(type)} is not Exact, PathPrefix or RegularExpression`,
+    };
   }
   const problem = pathValueProblem(value);
   if (problem) return { field: `${at}.value`, reason: "UnsupportedValue", message: `path ${JSON.stringify(value)} ${problem}` };
@@ -65,7 +69,8 @@ function compilePath(raw: unknown, at: string): CompiledPathMatch | FieldProblem
 
 function compileValueMatches(raw: unknown, at: string, kind: "header" | "query"): CompiledValueMatch[] | FieldProblem {
   if (raw === undefined) return [];
-  if (!Array.isArray(raw) || raw.length > 16) return { field: at, reason: "UnsupportedValue", message: `${at} must be a list of at most 16` };
+  if (!Array.isArray(raw) || raw.length > 16)
+    return { field: at, reason: "UnsupportedValue", message: `${at} must be a list of at most 16` };
   const result: CompiledValueMatch[] = [];
   const seen = new Set<string>();
   for (const [i, m] of raw.entries()) {
@@ -75,10 +80,20 @@ function compileValueMatches(raw: unknown, at: string, kind: "header" | "query")
     }
     const type = m.type ?? "Exact";
     if (type !== "Exact" && type !== "RegularExpression") {
-      return { field: `${here}.type`, reason: "UnsupportedValue", message: `${kind} match type ${String(type)} is not Exact or RegularExpression` };
+      return {
+        field: `${here}.type`,
+        reason: "UnsupportedValue",
+        message: `${kind} match type ${String(type)} is not Exact or RegularExpression`,
+      };
     }
-    if (kind === "header" && headerNameProblem(m.name)) return { field: `${here}.name`, reason: "UnsupportedValue", message: `header name ${JSON.stringify(m.name)} ${headerNameProblem(m.name)}` };
-    if (kind === "query" && m.name.length === 0) return { field: `${here}.name`, reason: "UnsupportedValue", message: "query parameter name must not be empty" };
+    if (kind === "header" && headerNameProblem(m.name))
+      return {
+        field: `${here}.name`,
+        reason: "UnsupportedValue",
+        message: `header name ${JSON.stringify(m.name)} ${headerNameProblem(m.name)}`,
+      };
+    if (kind === "query" && m.name.length === 0)
+      return { field: `${here}.name`, reason: "UnsupportedValue", message: "query parameter name must not be empty" };
     const problem = type === "RegularExpression" ? regexProblem(m.value) : headerValueProblem(m.value, kind === "header" ? 4096 : 1024);
     if (problem) return { field: `${here}.value`, reason: "UnsupportedValue", message: `${kind} ${m.name} value ${problem}` };
     // Header names compare case-insensitively, query names case-sensitively; the first of equal names counts.
@@ -97,7 +112,8 @@ export function compileMatches(raw: unknown, at: string): MatchDraft[] | FieldPr
   if (raw === undefined || (Array.isArray(raw) && raw.length === 0)) {
     return [{ path: { type: "PathPrefix", value: "/" }, headers: [], queryParams: [] }];
   }
-  if (!Array.isArray(raw) || raw.length > 64) return { field: at, reason: "UnsupportedValue", message: "matches must be a list of at most 64" };
+  if (!Array.isArray(raw) || raw.length > 64)
+    return { field: at, reason: "UnsupportedValue", message: "matches must be a list of at most 64" };
   const drafts: MatchDraft[] = [];
   for (const [j, m] of raw.entries()) {
     const here = `${at}[${j}]`;
@@ -109,7 +125,11 @@ export function compileMatches(raw: unknown, at: string): MatchDraft[] | FieldPr
     const queryParams = compileValueMatches(m.queryParams, `${here}.queryParams`, "query");
     if (isProblem(queryParams)) return queryParams;
     if (m.method !== undefined && (typeof m.method !== "string" || !METHODS.includes(m.method))) {
-      return { field: `${here}.method`, reason: "UnsupportedValue", message: `method ${String(m.method)} is not one of ${METHODS.join(", ")}` };
+      return {
+        field: `${here}.method`,
+        reason: "UnsupportedValue",
+        message: `method ${String(m.method)} is not one of ${METHODS.join(", ")}`,
+      };
     }
     drafts.push({ path, headers, queryParams, method: m.method as string | undefined });
   }

@@ -44,7 +44,8 @@ function fromEndpointSlices(index: ResourceIndex, cluster: ClusterSettings, serv
     if (slice.cluster !== cluster.name || slice.metadata.namespace !== service.metadata.namespace) continue;
     if (slice.metadata.labels[SERVICE_NAME_LABEL] !== service.metadata.name) continue;
     const sliceAddressType = slice.raw.addressType;
-    if (sliceAddressType !== undefined && sliceAddressType !== "IPv4" && sliceAddressType !== "IPv6" && sliceAddressType !== "FQDN") continue;
+    if (sliceAddressType !== undefined && sliceAddressType !== "IPv4" && sliceAddressType !== "IPv6" && sliceAddressType !== "FQDN")
+      continue;
     const ports = Array.isArray(slice.raw.ports) ? slice.raw.ports : [];
     const slicePort = ports.find((p) => isJsonObject(p) && (typeof p.name === "string" ? p.name : "") === port.name);
     if (!isJsonObject(slicePort) || typeof slicePort.port !== "number") continue;
@@ -72,7 +73,13 @@ function fromLoadBalancer(cluster: ClusterSettings, service: Manifest, port: Ser
   });
 }
 
-function fromHostname(cluster: ClusterSettings, service: Manifest, port: ServicePort, template: string, templatePort?: number): CompiledEndpoint[] {
+function fromHostname(
+  cluster: ClusterSettings,
+  service: Manifest,
+  port: ServicePort,
+  template: string,
+  templatePort?: number,
+): CompiledEndpoint[] {
   const host = template
     .replaceAll("{service}", service.metadata.name)
     .replaceAll("{namespace}", service.metadata.namespace)
@@ -81,7 +88,12 @@ function fromHostname(cluster: ClusterSettings, service: Manifest, port: Service
 }
 
 /** Endpoints of one Service port in its cluster, deduplicated by id, in a stable order. */
-export function resolveServiceEndpoints(index: ResourceIndex, cluster: ClusterSettings, service: Manifest, port: ServicePort): CompiledEndpoint[] {
+export function resolveServiceEndpoints(
+  index: ResourceIndex,
+  cluster: ClusterSettings,
+  service: Manifest,
+  port: ServicePort,
+): CompiledEndpoint[] {
   const source = cluster.endpoints;
   const found =
     source.from === "EndpointSlice"

@@ -14,7 +14,12 @@ export function compileTimeouts(raw: unknown, at: string): Timeouts | undefined 
     const value = raw[key];
     if (value === undefined) continue;
     const ms = typeof value === "string" ? parseDuration(value) : null;
-    if (ms === null) return { field: `${at}.${key}`, reason: "UnsupportedValue", message: `${key} ${JSON.stringify(value)} is not a duration like 500ms, 10s or 1m30s` };
+    if (ms === null)
+      return {
+        field: `${at}.${key}`,
+        reason: "UnsupportedValue",
+        message: `${key} ${JSON.stringify(value)} is not a duration like 500ms, 10s or 1m30s`,
+      };
     if (ms > 0 && ms < 1) return { field: `${at}.${key}`, reason: "UnsupportedValue", message: `${key} must be 0s or at least 1ms` };
     result[key === "request" ? "requestMs" : "backendRequestMs"] = ms;
   }
@@ -24,5 +29,3 @@ export function compileTimeouts(raw: unknown, at: string): Timeouts | undefined 
   }
   return result;
 }
-
-

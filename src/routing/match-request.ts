@@ -74,7 +74,12 @@ export function matchRequest(prepared: PreparedTable, req: RequestFacts): RouteM
     if (m && matches(m, req)) {
       const rule = prepared.rules[m.match.rule];
       if (!rule) return null;
-      return { rule, ruleIndex: m.match.rule, matchId: m.match.id, prefix: m.match.path.type === "PathPrefix" ? m.match.path.value : undefined };
+      return {
+        rule,
+        ruleIndex: m.match.rule,
+        matchId: m.match.id,
+        prefix: m.match.path.type === "PathPrefix" ? m.match.path.value : undefined,
+      };
     }
   }
   return null;

@@ -2,12 +2,7 @@
  * @module Parses a RouteTable read from KV. The Worker trusts nothing it reads: a blob of another
  * schema version or a malformed one is rejected with a reason, and the caller keeps the last good table.
  */
-import {
-  SCHEMA_VERSION,
-  type RouteTable,
-  type TableHistoryEntry,
-  type TablePointer,
-} from "./route-table";
+import { SCHEMA_VERSION, type RouteTable, type TableHistoryEntry, type TablePointer } from "./route-table";
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; reason: string };
 

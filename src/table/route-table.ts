@@ -56,9 +56,7 @@ export interface HeaderModifier {
   remove: string[];
 }
 
-export type PathModifier =
-  | { type: "ReplaceFullPath"; value: string }
-  | { type: "ReplacePrefixMatch"; value: string; prefix: string };
+export type PathModifier = { type: "ReplaceFullPath"; value: string } | { type: "ReplacePrefixMatch"; value: string; prefix: string };
 
 export type CompiledFilter =
   | { type: "RequestHeaderModifier"; modifier: HeaderModifier }

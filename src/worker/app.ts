@@ -27,7 +27,11 @@ export function createApp(): Hono<AppEnv> {
   app.all("*", async (c) => {
     const requestId = c.get("requestId");
     const prepared = await loadRouteTable(c.env);
-    if (!prepared) throw new GatewayError("ROUTE_TABLE_UNAVAILABLE", `no route table "${tableName(c.env)}" has been pushed to this edge yet; run \`npm run sync\``);
+    if (!prepared)
+      throw new GatewayError(
+        "ROUTE_TABLE_UNAVAILABLE",
+        `no route table "${tableName(c.env)}" has been pushed to this edge yet; run \`npm run sync\``,
+      );
     const url = new URL(c.req.url);
     const host = requestHost(url);
     const scheme = url.protocol === "https:" ? "https" : "http";
@@ -42,15 +46,28 @@ export function createApp(): Hono<AppEnv> {
     if (!match) throw new GatewayError("ROUTE_NOT_FOUND", `no route matches ${c.req.method} ${host}${url.pathname}`);
     const redirect = match.rule.filters.find((f) => f.type === "RequestRedirect");
     if (redirect) {
-      const location = redirectLocation(redirect, { scheme, host, path: url.pathname, search: url.search, listenerPort: match.rule.listenerPort });
+      const location = redirectLocation(redirect, {
+        scheme,
+        host,
+        path: url.pathname,
+        search: url.search,
+        listenerPort: match.rule.listenerPort,
+      });
       return new Response(null, { status: redirect.statusCode, headers: { location, "x-request-id": requestId } });
     }
     const choice = pickBackend(prepared, match.ruleIndex, Math.random());
     if (choice.kind === "none") throw new GatewayError("NO_BACKEND", `route ${match.rule.id} has no backend with weight above 0`);
-    if (choice.kind === "invalid") throw new GatewayError("BACKEND_NOT_RESOLVED", `a backend of route ${match.rule.id} could not be resolved (${choice.reason})`);
+    if (choice.kind === "invalid")
+      throw new GatewayError("BACKEND_NOT_RESOLVED", `a backend of route ${match.rule.id} could not be resolved (${choice.reason})`);
     const backendRedirect = choice.ref.filters.find((f) => f.type === "RequestRedirect");
     if (backendRedirect) {
-      const location = redirectLocation(backendRedirect, { scheme, host, path: url.pathname, search: url.search, listenerPort: match.rule.listenerPort });
+      const location = redirectLocation(backendRedirect, {
+        scheme,
+        host,
+        path: url.pathname,
+        search: url.search,
+        listenerPort: match.rule.listenerPort,
+      });
       return new Response(null, { status: backendRedirect.statusCode, headers: { location, "x-request-id": requestId } });
     }
     const endpoint = pickEndpoint(choice.backend, Math.random());

@@ -1,16 +1,10 @@
-/** @module The Worker's bindings (wrangler.toml) and Hono's environment type. */
-import type { SessionStore } from "../session/session-store";
+/**
+ * @module The Worker's bindings and Hono's environment type. `Cloudflare.Env` is generated from
+ * wrangler.toml by `npm run cf-typegen` into src/worker-configuration.d.ts.
+ */
 
-export interface Env {
-  /** Route tables pushed by `npm run sync`. */
-  ROUTES: KVNamespace;
-  /** Session persistence (SQLite-backed Durable Objects). */
-  SESSIONS: DurableObjectNamespace<SessionStore>;
-  /** Which table to serve: `table/<KEDGE_TABLE>/current`. */
-  KEDGE_TABLE?: string;
-  /** Seconds between pointer re-reads per isolate (default 5). */
-  TABLE_REFRESH_SECONDS?: string;
-}
+/** ROUTES (route tables), SESSIONS (SessionStore), KEDGE_TABLE (which table), TABLE_REFRESH_SECONDS. */
+export type Env = Cloudflare.Env;
 
 export interface AppEnv {
   Bindings: Env;

@@ -1,7 +1,17 @@
 /** @module Headers on the way to the origin and back: hop-by-hop removal and X-Forwarded-*. */
 
 /** RFC 9110 §7.6.1 connection-specific headers, never forwarded. */
-const HOP_BY_HOP = ["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"];
+const HOP_BY_HOP = [
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+];
 
 /** Removes hop-by-hop headers, including those the Connection header names. Keeps Upgrade for WebSockets. */
 export function stripHopByHop(headers: Headers, keepUpgrade = false): void {

@@ -36,7 +36,9 @@ async function refresh(env: Env, state: LoaderState): Promise<void> {
     if (pointer.value.version === state.prepared?.table.version) return;
     const parsed = parseRouteTable(await env.ROUTES.get(KV_KEYS.blob(name, pointer.value.version), "json"));
     if (!parsed.ok) {
-      console.error(`kedge: table ${name}@${pointer.value.version} rejected: ${parsed.reason}; keeping ${state.prepared?.table.version ?? "no table"}`);
+      console.error(
+        `kedge: table ${name}@${pointer.value.version} rejected: ${parsed.reason}; keeping ${state.prepared?.table.version ?? "no table"}`,
+      );
       return;
     }
     state.prepared = prepareTable(parsed.value);

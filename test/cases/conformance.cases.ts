@@ -222,15 +222,21 @@ export const CONFORMANCE_CASES: ConformanceCase[] = [
   {
     name: "HTTPRouteMatchingAcrossRoutes: precedence spans routes on the same host",
     routes:
-      route("part1", `  hostnames: [example.com, example.net]
+      route(
+        "part1",
+        `  hostnames: [example.com, example.net]
   rules:
     - matches: [{ path: { type: PathPrefix, value: / } }, { headers: [{ name: version, value: one }] }]
-      ${backend("v1")}`) +
+      ${backend("v1")}`,
+      ) +
       "\n---\n" +
-      route("part2", `  hostnames: [example.com]
+      route(
+        "part2",
+        `  hostnames: [example.com]
   rules:
     - matches: [{ path: { type: PathPrefix, value: /v2 } }, { headers: [{ name: version, value: two }] }]
-      ${backend("v2")}`),
+      ${backend("v2")}`,
+      ),
     requests: [
       { host: "example.com", path: "/", expect: { backend: "v1" } },
       { host: "example.com", path: "/example", expect: { backend: "v1" } },
@@ -255,7 +261,13 @@ spec:
     - { name: listener-2, protocol: HTTP, port: 80, hostname: "*.wildcard.io" }
     - { name: listener-3, protocol: HTTP, port: 80, hostname: "*.anotherwildcard.io" }
 ---
-${["A|non.matching.com, '*.nonmatchingwildcard.io', very.specific.com|/s1|v1", "B|non.matching.com, wildcard.io, foo.wildcard.io, bar.wildcard.io, foo.bar.wildcard.io|/s2|v2", "C|non.matching.com, '*.specific.com'|/s3|v3", "D|'*.anotherwildcard.io'|/s4|v1", "E|specific.but.wrong.com, wildcard.io|/s5|v2"]
+${[
+  "A|non.matching.com, '*.nonmatchingwildcard.io', very.specific.com|/s1|v1",
+  "B|non.matching.com, wildcard.io, foo.wildcard.io, bar.wildcard.io, foo.bar.wildcard.io|/s2|v2",
+  "C|non.matching.com, '*.specific.com'|/s3|v3",
+  "D|'*.anotherwildcard.io'|/s4|v1",
+  "E|specific.but.wrong.com, wildcard.io|/s5|v2",
+]
   .map((row) => {
     const [name, hosts, prefix, v] = row.split("|");
     return `apiVersion: gateway.networking.k8s.io/v1
@@ -311,15 +323,22 @@ spec:
     - { name: listener-3, protocol: HTTP, port: 80, hostname: "*.bar.com" }
     - { name: listener-4, protocol: HTTP, port: 80, hostname: "*.foo.com" }
 ---
-${[["1", "listener-1", "v1"], ["2", "listener-2", "v2"], ["3", "listener-3", "v3"], ["3b", "listener-4", "v3"]]
-  .map(([n, section, v]) => `apiVersion: gateway.networking.k8s.io/v1
+${[
+  ["1", "listener-1", "v1"],
+  ["2", "listener-2", "v2"],
+  ["3", "listener-3", "v3"],
+  ["3b", "listener-4", "v3"],
+]
+  .map(
+    ([n, section, v]) => `apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: { name: backend-v${n}, namespace: gateway-conformance-infra }
 spec:
   parentRefs: [{ name: httproute-listener-hostname-matching, sectionName: ${section} }]
   rules:
     - ${backend(v ?? "v1")}
-`)
+`,
+  )
   .join("---\n")}`,
     requests: [
       { host: "bar.com", path: "/", expect: { backend: "v1" } },

@@ -22,7 +22,11 @@ export interface CliRun {
 /** Runs a project script (e.g. scripts/sync.ts) as a child process, as a user would. */
 export function runScript(script: string, args: string[], options: { timeoutMs?: number } = {}): Promise<CliRun> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [TSX, join(ROOT, script), ...args], { cwd: ROOT, env: { ...process.env, WRANGLER_SEND_METRICS: "false" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [TSX, join(ROOT, script), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -66,11 +70,21 @@ export async function startOrigins(names: string[], cluster = "c1"): Promise<Rec
 
 /** The Worker in workerd, reading `state`, re-reading the table pointer on every request. */
 export function startGateway(state: string, table: string): Promise<LocalGateway> {
-  return startLocalGateway({ persistTo: state, vars: { TABLE_REFRESH_SECONDS: "0", KEDGE_TABLE: table }, scriptPath: inject("workerBundle") });
+  return startLocalGateway({
+    persistTo: state,
+    vars: { TABLE_REFRESH_SECONDS: "0", KEDGE_TABLE: table },
+    scriptPath: inject("workerBundle"),
+  });
 }
 
 /** Sends `count` requests (`concurrency` at a time) and counts which endpoint answered, or the status. */
-export async function tally(gateway: LocalGateway, host: string, path: string, count: number, concurrency = 8): Promise<Record<string, number>> {
+export async function tally(
+  gateway: LocalGateway,
+  host: string,
+  path: string,
+  count: number,
+  concurrency = 8,
+): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   let sent = 0;
   const worker = async () => {

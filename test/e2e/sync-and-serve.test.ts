@@ -114,7 +114,10 @@ describe("sync ▸ KV ▸ Worker ▸ origins", () => {
   });
 
   it("--strict exits 1 and writes nothing when a resource is rejected", async ({ expect }) => {
-    ws.write({ "clusters/c1/bad-route.yaml": "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: { name: bad, namespace: shop }\nspec:\n  parentRefs: [{ name: gw }]\n  rules: [{ matches: [{ path: { type: PathPrefix, value: nope } }] }]\n" });
+    ws.write({
+      "clusters/c1/bad-route.yaml":
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: { name: bad, namespace: shop }\nspec:\n  parentRefs: [{ name: gw }]\n  rules: [{ matches: [{ path: { type: PathPrefix, value: nope } }] }]\n",
+    });
     const strict = await ws.sync("--strict");
     expect(strict.code).toBe(1);
     expect(strict.stdout).toMatch(/HTTPRoute shop\/bad spec\.rules\[0\]\.matches\[0\]\.path\.value: UnsupportedValue/);

@@ -7,6 +7,8 @@ import { parseManifestFile } from "../../src/gateway-api/parse-manifests";
 /** `clusters` maps a cluster name to its resources' YAML. */
 export async function compileYaml(edgeYaml: string, clusters: Record<string, string>): Promise<CompileResult> {
   const edge = parseEdgeConfig(parse(edgeYaml), "kedge.yaml");
-  const manifests = Object.entries(clusters).flatMap(([cluster, text]) => parseManifestFile(cluster, `clusters/${cluster}/test.yaml`, text).manifests);
+  const manifests = Object.entries(clusters).flatMap(
+    ([cluster, text]) => parseManifestFile(cluster, `clusters/${cluster}/test.yaml`, text).manifests,
+  );
   return compileRouteTable(edge, manifests);
 }

@@ -27,9 +27,13 @@ async function compileFixture(text: string): Promise<CompileResult> {
 
 function render({ table, diagnostics, statuses }: CompileResult): string {
   const matchId = (i: number) => table.matches[i]?.id ?? `#${i}`;
-  const conditions = (list: { type: string; status: string; reason: string }[]) => list.map((c) => `${c.type}=${c.status}/${c.reason}`).join(" ");
+  const conditions = (list: { type: string; status: string; reason: string }[]) =>
+    list.map((c) => `${c.type}=${c.status}/${c.reason}`).join(" ");
   return stringify({
-    diagnostics: diagnostics.map((d) => `${d.severity} ${d.object.cluster} ${d.object.kind} ${d.object.namespace}/${d.object.name}${d.field ? ` ${d.field}` : ""}: ${d.reason}: ${d.message}`),
+    diagnostics: diagnostics.map(
+      (d) =>
+        `${d.severity} ${d.object.cluster} ${d.object.kind} ${d.object.namespace}/${d.object.name}${d.field ? ` ${d.field}` : ""}: ${d.reason}: ${d.message}`,
+    ),
     statuses: statuses.map((s) => ({
       object: `${s.object.cluster} ${s.object.kind} ${s.object.namespace}/${s.object.name}`,
       ...(s.conditions.length ? { conditions: conditions(s.conditions) } : {}),
@@ -52,21 +56,32 @@ function render({ table, diagnostics, statuses }: CompileResult): string {
         table.rules.map((r) => [
           r.id,
           {
-            backendRefs: r.backendRefs.map((b) => `${b.backend ?? `invalid(${b.invalid?.reason})`} weight=${b.weight}${b.filters.length ? ` filters=${b.filters.map((f) => f.type).join(",")}` : ""}`),
+            backendRefs: r.backendRefs.map(
+              (b) =>
+                `${b.backend ?? `invalid(${b.invalid?.reason})`} weight=${b.weight}${b.filters.length ? ` filters=${b.filters.map((f) => f.type).join(",")}` : ""}`,
+            ),
             ...(r.filters.length ? { filters: r.filters } : {}),
             ...(r.timeouts ? { timeouts: r.timeouts } : {}),
           },
         ]),
       ),
       backends: Object.fromEntries(
-        Object.values(table.backends).map((b) => [b.id, b.endpoints.map((e) => `${e.id} ${e.scheme} w=${e.weight}${e.ready ? " ready" : ""}${e.serving ? " serving" : ""}${e.terminating ? " terminating" : ""}`)]),
+        Object.values(table.backends).map((b) => [
+          b.id,
+          b.endpoints.map(
+            (e) =>
+              `${e.id} ${e.scheme} w=${e.weight}${e.ready ? " ready" : ""}${e.serving ? " serving" : ""}${e.terminating ? " terminating" : ""}`,
+          ),
+        ]),
       ),
     },
   });
 }
 
 describe("compile golden fixtures", () => {
-  for (const file of readdirSync(DIR).filter((f) => f.endsWith(".in.yaml")).sort()) {
+  for (const file of readdirSync(DIR)
+    .filter((f) => f.endsWith(".in.yaml"))
+    .sort()) {
     it(file.replace(".in.yaml", ""), async ({ expect }) => {
       const result = await compileFixture(readFileSync(join(DIR, file), "utf8"));
       await expect(render(result)).toMatchFileSnapshot(join(DIR, file.replace(".in.yaml", ".out.yaml")));

@@ -3,7 +3,11 @@ import { ManifestSyntaxError, parseManifestFile } from "../../src/gateway-api/pa
 
 describe("parseManifestFile", () => {
   it("reads multi-document YAML, defaulting the namespace and keeping each document's line", ({ expect }) => {
-    const parsed = parseManifestFile("us-east", "a.yaml", "apiVersion: v1\nkind: Service\nmetadata: { name: a }\n---\n---\napiVersion: v1\nkind: Service\nmetadata: { name: b, namespace: x }\n");
+    const parsed = parseManifestFile(
+      "us-east",
+      "a.yaml",
+      "apiVersion: v1\nkind: Service\nmetadata: { name: a }\n---\n---\napiVersion: v1\nkind: Service\nmetadata: { name: b, namespace: x }\n",
+    );
     expect(parsed.manifests.map((m) => [m.kind, m.metadata.namespace, m.metadata.name, m.line, m.cluster])).toEqual([
       ["Service", "default", "a", 1, "us-east"],
       ["Service", "x", "b", 6, "us-east"],
@@ -11,12 +15,20 @@ describe("parseManifestFile", () => {
   });
 
   it("unwraps a kind: List as kubectl get -o yaml prints it, each item at its own line", ({ expect }) => {
-    const text = "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Service\n    metadata: { name: a }\n  - apiVersion: v1\n    kind: Service\n    metadata: { name: b }\n";
-    expect(parseManifestFile("c", "list.yaml", text).manifests.map((m) => [m.metadata.name, m.line])).toEqual([["a", 4], ["b", 7]]);
+    const text =
+      "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Service\n    metadata: { name: a }\n  - apiVersion: v1\n    kind: Service\n    metadata: { name: b }\n";
+    expect(parseManifestFile("c", "list.yaml", text).manifests.map((m) => [m.metadata.name, m.line])).toEqual([
+      ["a", 4],
+      ["b", 7],
+    ]);
   });
 
   it("reads JSON", ({ expect }) => {
-    const parsed = parseManifestFile("c", "x.json", JSON.stringify({ apiVersion: "v1", kind: "Service", metadata: { name: "j", namespace: "n" }, spec: { ports: [] } }));
+    const parsed = parseManifestFile(
+      "c",
+      "x.json",
+      JSON.stringify({ apiVersion: "v1", kind: "Service", metadata: { name: "j", namespace: "n" }, spec: { ports: [] } }),
+    );
     expect(parsed.manifests[0]?.metadata).toMatchObject({ name: "j", namespace: "n" });
   });
 
@@ -33,8 +45,16 @@ describe("parseManifestFile", () => {
   });
 
   it("skips documents without apiVersion, kind or name, with a reason", ({ expect }) => {
-    const parsed = parseManifestFile("c", "s.yaml", "- just a list\n---\nkind: Service\n---\napiVersion: v1\nkind: Service\nmetadata: {}\n");
+    const parsed = parseManifestFile(
+      "c",
+      "s.yaml",
+      "- just a list\n---\nkind: Service\n---\napiVersion: v1\nkind: Service\nmetadata: {}\n",
+    );
     expect(parsed.manifests).toEqual([]);
-    expect(parsed.skipped.map((s) => s.message)).toEqual(["document is not a YAML mapping", "object has no apiVersion or kind", "Service has no metadata.name"]);
+    expect(parsed.skipped.map((s) => s.message)).toEqual([
+      "document is not a YAML mapping",
+      "object has no apiVersion or kind",
+      "Service has no metadata.name",
+    ]);
   });
 });

@@ -5,18 +5,19 @@ import { pathValueProblem } from "../../src/compile/route-matches";
 import { regexProblem } from "../../src/compile/safe-regex";
 
 describe("regular expressions", () => {
-  it.each(["/api/v[0-9]+/.*", "/details/[0-9]+", "(foo|bar)", "^/a(b)?c$"])("accepts %s", (pattern) => {
-    if (regexProblem(pattern) !== null) throw new Error(`${pattern}: ${regexProblem(pattern)}`);
+  it.for(["/api/v[0-9]+/.*", "/details/[0-9]+", "(foo|bar)", "^/a(b)?c$"])("accepts %s", (pattern, { expect }) => {
+    expect(regexProblem(pattern)).toBeNull();
   });
-  it.each(["(a+)+$", "(a|aa)*", "(.*a){10}", "(\\w+)\\1", "(?=a)b", "([a-z]*)*x", "("])("rejects %s", (pattern) => {
-    if (regexProblem(pattern) === null) throw new Error(`${pattern} was accepted`);
+  it.for(["(a+)+$", "(a|aa)*", "(.*a){10}", "(\\w+)\\1", "(?=a)b", "([a-z]*)*x", "("])("rejects %s", (pattern, { expect }) => {
+    expect(regexProblem(pattern)).toEqual(expect.any(String));
   });
 });
 
 describe("path values", () => {
   it("accepts ordinary paths and rejects the spec's forbidden forms", ({ expect }) => {
     expect(pathValueProblem("/a/b-c_d.e~f")).toBeNull();
-    for (const bad of ["a", "/a//b", "/a/./b", "/a/../b", "/a%2Fb", "/a#b", "/a/..", "/a/.", "/a b"]) expect(pathValueProblem(bad), bad).not.toBeNull();
+    for (const bad of ["a", "/a//b", "/a/./b", "/a/../b", "/a%2Fb", "/a#b", "/a/..", "/a/.", "/a b"])
+      expect(pathValueProblem(bad), bad).not.toBeNull();
   });
 });
 
@@ -34,7 +35,10 @@ describe("hostnames", () => {
     expect(intersectHostnames(undefined, [])).toBeNull();
     expect(intersectHostnames("very.specific.com", [])).toEqual(["very.specific.com"]);
     expect(intersectHostnames("very.specific.com", ["*.specific.com", "non.matching.com"])).toEqual(["very.specific.com"]);
-    expect(intersectHostnames("*.wildcard.io", ["wildcard.io", "foo.wildcard.io", "foo.bar.wildcard.io"])).toEqual(["foo.bar.wildcard.io", "foo.wildcard.io"]);
+    expect(intersectHostnames("*.wildcard.io", ["wildcard.io", "foo.wildcard.io", "foo.bar.wildcard.io"])).toEqual([
+      "foo.bar.wildcard.io",
+      "foo.wildcard.io",
+    ]);
     expect(intersectHostnames("*.wildcard.io", ["*.foo.wildcard.io"])).toEqual(["*.foo.wildcard.io"]);
     expect(intersectHostnames("*.foo.wildcard.io", ["*.wildcard.io"])).toEqual(["*.foo.wildcard.io"]);
     expect(intersectHostnames("specific.com", ["wrong.com"])).toEqual([]);

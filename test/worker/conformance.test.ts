@@ -9,7 +9,9 @@ describe("the real Worker against the conformance request tables", () => {
     it(c.name, async ({ expect }) => {
       await seedYaml(`${infraYaml(inject("originPorts"))}---${c.routes}`);
       for (const req of c.requests) {
-        const response = await exports.default.fetch(new Request(`http://${req.host ?? "example.org"}${req.path}`, { method: req.method ?? "GET", headers: req.headers }));
+        const response = await exports.default.fetch(
+          new Request(`http://${req.host ?? "example.org"}${req.path}`, { method: req.method ?? "GET", headers: req.headers }),
+        );
         const label = `${req.method ?? "GET"} ${req.host ?? ""}${req.path} ${JSON.stringify(req.headers ?? {})}`;
         if ("status" in req.expect) {
           expect(response.status, label).toBe(req.expect.status);

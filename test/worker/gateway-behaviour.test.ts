@@ -25,7 +25,11 @@ interface Echo {
 describe("proxying", () => {
   it("keeps method, path, query and body, and sets the forwarding headers", async ({ expect }) => {
     await seedYaml(`${infraYaml(inject("originPorts"))}---${route("    - backendRefs: [{ name: infra-backend-v1, port: 8080 }]")}`);
-    const response = await get("/a/b?x=1&y=2", { method: "POST", body: "hello world", headers: { "x-custom": "kept", "x-forwarded-for": "10.0.0.9", connection: "x-drop-me", "x-drop-me": "1", "keep-alive": "timeout=5" } });
+    const response = await get("/a/b?x=1&y=2", {
+      method: "POST",
+      body: "hello world",
+      headers: { "x-custom": "kept", "x-forwarded-for": "10.0.0.9", connection: "x-drop-me", "x-drop-me": "1", "keep-alive": "timeout=5" },
+    });
     expect(response.status).toBe(200);
     const echo = (await response.json()) as Echo;
     expect(echo.request).toMatchObject({ method: "POST", path: "/a/b", query: "?x=1&y=2", bodyBytes: 11 });
@@ -38,11 +42,13 @@ describe("proxying", () => {
   });
 
   it("answers 500 for the share of an unresolvable backendRef and for a rule without backends", async ({ expect }) => {
-    await seedYaml(`${infraYaml(inject("originPorts"))}---${route(`    - matches: [{ path: { type: Exact, value: /missing } }]
+    await seedYaml(
+      `${infraYaml(inject("originPorts"))}---${route(`    - matches: [{ path: { type: Exact, value: /missing } }]
       backendRefs: [{ name: nonexistent, port: 8080 }]
     - matches: [{ path: { type: Exact, value: /none } }]
     - matches: [{ path: { type: Exact, value: /zero } }]
-      backendRefs: [{ name: infra-backend-v1, port: 8080, weight: 0 }]`)}`);
+      backendRefs: [{ name: infra-backend-v1, port: 8080, weight: 0 }]`)}`,
+    );
     const missing = await get("/missing");
     expect(missing.status).toBe(500);
     expect(await missing.json()).toMatchObject({ error: "BACKEND_NOT_RESOLVED" });
@@ -71,7 +77,9 @@ endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: false } }]
   });
 
   it("answers 502 with a JSON error when the endpoint refuses connections", async ({ expect }) => {
-    await seedYaml(`${infraYaml({ ...inject("originPorts"), v1: 1 })}---${route("    - backendRefs: [{ name: infra-backend-v1, port: 8080 }]")}`);
+    await seedYaml(
+      `${infraYaml({ ...inject("originPorts"), v1: 1 })}---${route("    - backendRefs: [{ name: infra-backend-v1, port: 8080 }]")}`,
+    );
     const response = await get("/");
     expect(response.status).toBe(502);
     const body = (await response.json()) as Record<string, unknown>;
@@ -83,15 +91,22 @@ endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: false } }]
 describe("table loading", () => {
   it("answers 503 with a JSON body while no table was ever pushed", async ({ expect }) => {
     // A table name nothing was pushed under: the isolate has never loaded it.
-    const response = await worker.fetch(new Request("http://example.org/"), { ...env, KEDGE_TABLE: "never-pushed" }, createExecutionContext());
+    const response = await worker.fetch(
+      new Request("http://example.org/"),
+      { ...env, KEDGE_TABLE: "never-pushed" },
+      createExecutionContext(),
+    );
     expect(response.status).toBe(503);
     expect(await response.json()).toMatchObject({ error: "ROUTE_TABLE_UNAVAILABLE" });
   });
 
   it("keeps serving the last good table when the pointer names a missing, corrupt or newer-schema blob", async ({ expect }) => {
-    const table = await seedYaml(`${infraYaml(inject("originPorts"))}---${route("    - backendRefs: [{ name: infra-backend-v2, port: 8080 }]")}`);
+    const table = await seedYaml(
+      `${infraYaml(inject("originPorts"))}---${route("    - backendRefs: [{ name: infra-backend-v2, port: 8080 }]")}`,
+    );
     expect((await get("/")).status).toBe(200);
-    const pointTo = (version: string) => env.ROUTES.put(KV_KEYS.current(table.name), JSON.stringify({ version, schemaVersion: 1, updatedAt: new Date().toISOString() }));
+    const pointTo = (version: string) =>
+      env.ROUTES.put(KV_KEYS.current(table.name), JSON.stringify({ version, schemaVersion: 1, updatedAt: new Date().toISOString() }));
     await pointTo("does-not-exist");
     expect(((await (await get("/")).json()) as Echo).endpoint).toBe("infra-backend-v2");
     await env.ROUTES.put(KV_KEYS.blob(table.name, "corrupt"), "{not json");

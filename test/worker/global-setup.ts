@@ -10,7 +10,9 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject) {
   const origins = await Promise.all(
-    (["v1", "v2", "v3"] as const).map((v) => startOrigin({ cluster: "c1", endpoint: `infra-backend-${v}`, backends: [`infra-backend-${v}`] })),
+    (["v1", "v2", "v3"] as const).map((v) =>
+      startOrigin({ cluster: "c1", endpoint: `infra-backend-${v}`, backends: [`infra-backend-${v}`] }),
+    ),
   );
   project.provide("originPorts", { v1: origins[0]!.port, v2: origins[1]!.port, v3: origins[2]!.port });
   return async () => {

@@ -8,7 +8,10 @@ import { EDGE_YAML } from "../support/conformance-infra";
 
 export async function publishTable(table: RouteTable): Promise<void> {
   await env.ROUTES.put(KV_KEYS.blob(table.name, table.version), canonicalJson(table));
-  await env.ROUTES.put(KV_KEYS.current(table.name), JSON.stringify({ version: table.version, schemaVersion: table.schemaVersion, updatedAt: new Date().toISOString() }));
+  await env.ROUTES.put(
+    KV_KEYS.current(table.name),
+    JSON.stringify({ version: table.version, schemaVersion: table.schemaVersion, updatedAt: new Date().toISOString() }),
+  );
 }
 
 /** Compiles the resources of cluster c1 and publishes them; returns the table. */

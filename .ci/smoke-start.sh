@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs `npm start` as a new user would, sends requests with example hostnames, and stops exactly the
+# processes it started (its own process group). Bounded: gives up after 90 s.
+set -uo pipefail
+log=$(mktemp)
+setsid npm start >"$log" 2>&1 &
+pid=$!
+stop() { kill -INT -- "-$pid" 2>/dev/null; sleep 2; kill -KILL -- "-$pid" 2>/dev/null; }
+trap stop EXIT
+
+for _ in $(seq 1 90); do
+  grep -q "kedge is serving" "$log" && break
+  if ! kill -0 "$pid" 2>/dev/null; then cat "$log"; echo "npm start exited early"; exit 1; fi
+  sleep 1
+done
+grep -q "kedge is serving" "$log" || { cat "$log"; echo "npm start did not get ready in 90 s"; exit 1; }
+
+check() { # host path expected-substring
+  body=$(curl -sS --max-time 10 -H "Host: $1" "http://127.0.0.1:8787$2")
+  if [[ "$body" != *"$3"* ]]; then echo "GET $1$2: expected '$3' in: $body"; exit 1; fi
+  echo "ok  GET $1$2 → ${body:0:90}"
+}
+check bookinfo.example.com / '"cluster":"us-east"'
+check eu.bookinfo.example.com / '"cluster":"eu-west"'
+check ap.bookinfo.example.com /details '"cluster":"ap-southeast"'
+check nowhere.example.org / '"error":"ROUTE_NOT_FOUND"'
+echo "npm start smoke test passed"

@@ -1,0 +1,65 @@
+/**
+ * @module Diagnostics: what the compiler says about each resource, in Gateway API terms.
+ * Compile never throws on a user mistake; it records one of these and compiles the rest.
+ */
+import type { Manifest } from "../gateway-api/manifest";
+export type Severity = "error" | "warning" | "info";
+/** Identifies one object of one cluster, with where it was read. */
+export interface ObjectRef {
+  cluster: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  file?: string;
+  line?: number;
+}
+export interface Diagnostic {
+  /** error: something was rejected and left out; warning: compiled, but not as written. */
+  severity: Severity;
+  object: ObjectRef;
+  /** JSON path inside the object, e.g. `spec.rules[0].backendRefs[1].name`. */
+  field?: string;
+  /** The Gateway API reason (BackendNotFound, UnsupportedValue ...) or a kedge one. */
+  reason: string;
+  message: string;
+}
+export interface Condition {
+  type: string;
+  status: "True" | "False" | "Unknown";
+  reason: string;
+  message: string;
+}
+/** A route's parentRef, as its status names it. */
+export interface ParentRefView {
+  namespace: string;
+  name: string;
+  sectionName?: string;
+  port?: number;
+}
+/** `namespace/name[/section][:port]` */
+export declare const parentRefText: (p: ParentRefView) => string;
+/** The status a Gateway API controller would write for one object (per parent for routes). */
+export interface ResourceStatus {
+  object: ObjectRef;
+  conditions: Condition[];
+  /** HTTPRoute: one entry per parentRef. */
+  parents?: {
+    parentRef: ParentRefView;
+    conditions: Condition[];
+  }[];
+  /** Gateway: one entry per listener. */
+  listeners?: {
+    name: string;
+    attachedRoutes: number;
+    conditions: Condition[];
+  }[];
+}
+export declare function objectRef(m: Manifest): ObjectRef;
+/** Collects diagnostics during one compile. */
+export declare class Diagnostics {
+  readonly items: Diagnostic[];
+  add(severity: Severity, m: Manifest | ObjectRef, field: string | undefined, reason: string, message: string): void;
+  error(m: Manifest | ObjectRef, field: string | undefined, reason: string, message: string): void;
+  warn(m: Manifest | ObjectRef, field: string | undefined, reason: string, message: string): void;
+  get errorCount(): number;
+}

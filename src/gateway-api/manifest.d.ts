@@ -1,0 +1,24 @@
+/** @module A Kubernetes object as read from a cluster folder, with where it came from. */
+export type JsonObject = Record<string, unknown>;
+export interface ObjectMeta {
+  name: string;
+  namespace: string;
+  labels: Record<string, string>;
+  creationTimestamp?: string;
+}
+/** One object of one cluster. `spec` and `status` stay loose: the compile stages read them field by field. */
+export interface Manifest {
+  cluster: string;
+  file: string;
+  line: number;
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec: JsonObject;
+  status: JsonObject;
+  /** The whole object (EndpointSlice keeps its data at the top level, not under spec). */
+  raw: JsonObject;
+}
+export declare const isJsonObject: (v: unknown) => v is JsonObject;
+/** The API group of an apiVersion ("" for the core group). */
+export declare function apiGroup(apiVersion: string): string;

@@ -1,0 +1,169 @@
+/** @module The compiled RouteTable: the versioned, plain-JSON contract between the sync CLI and the Worker. */
+/** Bumped whenever the Worker could misread a table written by another version. */
+export declare const SCHEMA_VERSION = 1;
+/** Where a compiled piece came from, so logs and diagnostics can name the object. */
+export interface SourceRef {
+  cluster: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+export type Protocol = "HTTP" | "HTTPS";
+/** One Gateway listener the edge serves. */
+export interface CompiledListener {
+  /** `<cluster>/<namespace>/<gateway>/<listener>` */
+  id: string;
+  protocol: Protocol;
+  port: number;
+  hostname?: string;
+}
+export type PathMatchType = "Exact" | "PathPrefix" | "RegularExpression";
+export type ValueMatchType = "Exact" | "RegularExpression";
+export interface CompiledPathMatch {
+  type: PathMatchType;
+  /** PathPrefix values are stored without a trailing slash (except "/"). */
+  value: string;
+}
+export interface CompiledValueMatch {
+  /** Header names are lower-cased at compile time; query names keep their case (they are case-sensitive). */
+  name: string;
+  type: ValueMatchType;
+  value: string;
+}
+/** One HTTPRouteMatch of one rule. The host index lists these in precedence order. */
+export interface CompiledMatch {
+  /** `<cluster>/<namespace>/<route>/rule/<i>/match/<j>` */
+  id: string;
+  /** Index into `RouteTable.rules`. */
+  rule: number;
+  path: CompiledPathMatch;
+  headers: CompiledValueMatch[];
+  queryParams: CompiledValueMatch[];
+  method?: string;
+}
+export interface HeaderModifier {
+  set: {
+    name: string;
+    value: string;
+  }[];
+  add: {
+    name: string;
+    value: string;
+  }[];
+  remove: string[];
+}
+export type PathModifier =
+  | {
+      type: "ReplaceFullPath";
+      value: string;
+    }
+  | {
+      type: "ReplacePrefixMatch";
+      value: string;
+      prefix: string;
+    };
+export type CompiledFilter =
+  | {
+      type: "RequestHeaderModifier";
+      modifier: HeaderModifier;
+    }
+  | {
+      type: "ResponseHeaderModifier";
+      modifier: HeaderModifier;
+    }
+  | {
+      type: "RequestRedirect";
+      scheme?: "http" | "https";
+      hostname?: string;
+      port?: number;
+      path?: PathModifier;
+      statusCode: number;
+    }
+  | {
+      type: "URLRewrite";
+      hostname?: string;
+      path?: PathModifier;
+    };
+/**
+ * A weighted backendRef of a rule. `backend` names an entry of `RouteTable.backends`;
+ * when the ref could not be resolved it is absent and `invalid` says why: the ref keeps its
+ * weight share and that share answers 500 (Gateway API: invalid backendRefs).
+ */
+export interface CompiledBackendRef {
+  weight: number;
+  backend?: string;
+  invalid?: {
+    reason: string;
+    message: string;
+  };
+  filters: CompiledFilter[];
+}
+export interface CompiledRule {
+  /** `<cluster>/<namespace>/<route>/rule/<i>` */
+  id: string;
+  source: SourceRef;
+  /** The port of the listener this rule was attached through (redirects default to it). */
+  listenerPort: number;
+  backendRefs: CompiledBackendRef[];
+  filters: CompiledFilter[];
+  timeouts?: {
+    requestMs?: number;
+    backendRequestMs?: number;
+  };
+}
+/** One reachable endpoint of a backend. */
+export interface CompiledEndpoint {
+  /** `<cluster>/<host>:<port>`: stable across syncs, used for session pins and logs. */
+  id: string;
+  cluster: string;
+  scheme: "http" | "https";
+  host: string;
+  port: number;
+  /** Relative share among the backend's endpoints (the cluster's weight in the edge settings). */
+  weight: number;
+  ready: boolean;
+  serving: boolean;
+  terminating: boolean;
+  zone?: string;
+}
+export interface CompiledBackend {
+  /** e.g. `Service/us-east/bookinfo/reviews-v1:9080` */
+  id: string;
+  source: SourceRef;
+  port: number;
+  endpoints: CompiledEndpoint[];
+}
+/** Rule candidates for one host pattern, per listener protocol, already in Gateway API precedence. */
+export interface HostIndex {
+  /** exact host → indexes into `RouteTable.matches` */
+  exact: Record<string, number[]>;
+  /** wildcard suffix without "*." (e.g. "example.com" for "*.example.com") → match indexes */
+  wildcard: Record<string, number[]>;
+  /** Hosts that no exact or wildcard entry covers. */
+  any: number[];
+}
+export interface RouteTable {
+  schemaVersion: typeof SCHEMA_VERSION;
+  /** Content hash of everything below: equal config, equal version. */
+  version: string;
+  /** The EdgeConfig's metadata.name; also the KV key prefix. */
+  name: string;
+  listeners: CompiledListener[];
+  hosts: Partial<Record<Protocol, HostIndex>>;
+  matches: CompiledMatch[];
+  rules: CompiledRule[];
+  backends: Record<string, CompiledBackend>;
+}
+/** What `table/<name>/current` holds. */
+export interface TablePointer {
+  version: string;
+  schemaVersion: number;
+  updatedAt: string;
+}
+/** What `table/<name>/history` holds: newest first, at most HISTORY_LIMIT entries. */
+export interface TableHistoryEntry {
+  version: string;
+  writtenAt: string;
+  rules: number;
+  backends: number;
+}
