@@ -40,14 +40,18 @@ export async function proxyToEndpoint(input: ProxyInput): Promise<Response> {
   const webSocket = isWebSocket(request);
   stripHopByHop(headers, webSocket);
   let path = url.pathname;
+  let host = input.host;
   for (const f of filters) {
     if (f.type === "RequestHeaderModifier") applyHeaderModifier(headers, f.modifier);
-    else if (f.type === "URLRewrite") path = modifyPath(path, f.path);
+    else if (f.type === "URLRewrite") {
+      path = modifyPath(path, f.path);
+      host = f.hostname ?? host;
+    }
   }
   setForwardedHeaders(headers, {
     clientIp: request.headers.get("cf-connecting-ip"),
     proto: url.protocol === "https:" ? "https" : "http",
-    host: input.host,
+    host,
     requestId: input.requestId,
   });
   const target = `${endpointOrigin(endpoint)}${path}${url.search}`;
