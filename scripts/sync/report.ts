@@ -33,6 +33,7 @@ export function formatReport(input: ReportInput): string {
       lines.push(`  ${objectName(s.object)}  ${s.conditions.map(conditionText).join("  ")}`.trimEnd());
       for (const l of s.listeners ?? [])
         lines.push(`    listener ${l.name}: attachedRoutes=${l.attachedRoutes}  ${l.conditions.map(conditionText).join("  ")}`);
+      if (s.aggregate) lines.push(`    aggregate across clusters: ${s.aggregate.clusters.join(", ") || "(none)"}`);
       for (const p of s.parents ?? [])
         lines.push(`    parent ${parentRefText(p.parentRef)}: ${p.conditions.map(conditionText).join("  ")}`);
     }

@@ -8,16 +8,19 @@ import {
   type CompiledBackend,
   type CompiledMatch,
   type CompiledRule,
+  type LocalityPolicy,
   type Protocol,
   type RouteTable,
   SCHEMA_VERSION,
 } from "../table/route-table";
+import { CompositeBackends } from "./composite-backends";
 import { type Diagnostic, Diagnostics, type ResourceStatus } from "./diagnostics";
 import type { EdgeConfig } from "./edge-config";
 import { compileGateways, gatewayStatuses, isServed } from "./gateways";
 import { buildHostIndex, type IndexedAttachment } from "./host-index";
 import { compileHTTPRoutes, type RouteDraft } from "./http-routes";
 import { ResourceIndex } from "./resource-index";
+import { XBackends } from "./xbackends";
 
 export interface CompileResult {
   table: RouteTable;
@@ -26,7 +29,25 @@ export interface CompileResult {
 }
 
 /** Kinds the compiler reads; anything else in a cluster folder is reported once and ignored. */
-const KNOWN_KINDS = new Set(["Gateway", "GatewayClass", "HTTPRoute", "ReferenceGrant", "Service", "EndpointSlice", "Namespace"]);
+const KNOWN_KINDS = new Set([
+  "Gateway",
+  "GatewayClass",
+  "HTTPRoute",
+  "ReferenceGrant",
+  "Service",
+  "EndpointSlice",
+  "Namespace",
+  "CompositeBackend",
+  "XBackend",
+  "ServiceExport",
+  "ServiceImport",
+]);
+
+function localityPolicy(edge: EdgeConfig): LocalityPolicy {
+  const clusters: LocalityPolicy["clusters"] = {};
+  for (const c of edge.clusters) if (c.locality) clusters[c.name] = c.locality;
+  return { minHealthyEndpoints: edge.locality?.minHealthyEndpoints ?? 1, clusters };
+}
 
 function emitRoute(draft: RouteDraft, clusterOrder: number, rules: CompiledRule[], matches: CompiledMatch[]): IndexedAttachment[] {
   const { manifest: route } = draft;
@@ -80,8 +101,11 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
   const listeners = compileGateways(index, edge.gatewayClassName, diagnostics);
   const statuses: ResourceStatus[] = [];
   const backends = new Map<string, CompiledBackend>();
-  const routes = compileHTTPRoutes({ index, edge, backends }, listeners, diagnostics, statuses);
+  const xbackends = new XBackends(index.all("XBackend"), edge.egress, diagnostics);
+  const composites = new CompositeBackends(index, xbackends, diagnostics);
+  const routes = compileHTTPRoutes({ index, edge, backends, xbackends, composites }, listeners, diagnostics, statuses);
   statuses.unshift(...gatewayStatuses(listeners));
+  statuses.push(...composites.statuses, ...xbackends.statuses);
 
   const rules: CompiledRule[] = [];
   const matches: CompiledMatch[] = [];
@@ -101,6 +125,7 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
     rules,
     // Only backends a served rule uses: a rejected route may have resolved some before it failed.
     backends: Object.fromEntries([...backends.entries()].filter(([id]) => used.has(id)).sort(([a], [b]) => (a < b ? -1 : 1))),
+    ...(edge.locality ? { locality: localityPolicy(edge) } : {}),
   } satisfies Omit<RouteTable, "version">;
   const version = (await sha256Hex(canonicalJson(body))).slice(0, 20);
   return { table: { ...body, version }, diagnostics: diagnostics.items, statuses };

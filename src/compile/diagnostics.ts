@@ -54,6 +54,8 @@ export interface ResourceStatus {
   parents?: { parentRef: ParentRefView; conditions: Condition[] }[];
   /** Gateway: one entry per listener. */
   listeners?: { name: string; attachedRoutes: number; conditions: Condition[] }[];
+  /** CompositeBackend: the clusters whose objects contribute endpoints to the aggregate. */
+  aggregate?: { clusters: string[] };
 }
 
 export function objectRef(m: Manifest): ObjectRef {

@@ -4,6 +4,9 @@
  */
 import { isJsonObject } from "../gateway-api/manifest";
 import { hostnameProblem } from "../gateway-api/hostname";
+import type { ClusterLocality } from "../table/route-table";
+
+export type { ClusterLocality };
 
 export const EDGE_API_VERSION = "kedge.dev/v1alpha1";
 
@@ -16,9 +19,25 @@ export type EndpointSource =
 export interface ClusterSettings {
   name: string;
   region?: string;
+  locality?: ClusterLocality;
   /** Relative capacity: every endpoint of this cluster weighs this much. */
   weight: number;
   endpoints: EndpointSource;
+}
+
+/** Which external hostnames XBackends may name, and how their client certificates map to Worker bindings. */
+export interface EgressSettings {
+  /** When set, an XBackend hostname must match one entry (exact, or `*.suffix` for any subdomain). */
+  allowedHostnames?: string[];
+  /** `localhost` names the edge's own host: refused unless a local setup opts in. */
+  allowLocalhost: boolean;
+  /** `<namespace>/<secret name>` of an XBackend clientCertificateRef → name of a Workers mTLS certificate binding. */
+  clientCertificates: Record<string, string>;
+}
+
+/** Prefer the clusters nearest to the request; spill over when they have too few healthy endpoints. */
+export interface LocalitySettings {
+  minHealthyEndpoints: number;
 }
 
 export interface EdgeConfig {
@@ -26,6 +45,9 @@ export interface EdgeConfig {
   name: string;
   gatewayClassName: string;
   clusters: ClusterSettings[];
+  egress: EgressSettings;
+  /** Absent: every ready endpoint of every cluster shares traffic by weight, wherever the request comes from. */
+  locality?: LocalitySettings;
 }
 
 /** The edge settings cannot be used; the message says which field and how to fix it. */
@@ -67,6 +89,70 @@ function parseEndpoints(raw: unknown, at: string): EndpointSource {
   }
 }
 
+const CODE = (length: number) => new RegExp(`^[A-Z]{${length}}$`);
+
+function codeList(raw: unknown, at: string, length: number, example: string): string[] | undefined {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw) || !raw.every((v) => typeof v === "string" && CODE(length).test(v))) {
+    throw new EdgeConfigError(`${at} must be a list of ${length}-letter upper-case codes, e.g. [${example}]`);
+  }
+  return raw as string[];
+}
+
+function parseLocality(raw: unknown, at: string): ClusterLocality | undefined {
+  if (raw === undefined) return undefined;
+  if (!isJsonObject(raw)) throw new EdgeConfigError(`${at} must be a mapping with continent, countries and/or colos`);
+  const continent = raw.continent;
+  if (continent !== undefined && !(typeof continent === "string" && /^(AF|AN|AS|EU|NA|OC|SA)$/.test(continent))) {
+    throw new EdgeConfigError(`${at}.continent must be one of AF, AN, AS, EU, NA, OC, SA (as in request.cf.continent)`);
+  }
+  return {
+    continent: continent as string | undefined,
+    countries: codeList(raw.countries, `${at}.countries`, 2, "US, CA"),
+    colos: codeList(raw.colos, `${at}.colos`, 3, "IAD, EWR"),
+  };
+}
+
+function parseEgress(raw: unknown, at: string): EgressSettings {
+  if (raw === undefined) return { allowLocalhost: false, clientCertificates: {} };
+  if (!isJsonObject(raw)) throw new EdgeConfigError(`${at} must be a mapping`);
+  let allowedHostnames: string[] | undefined;
+  if (raw.allowedHostnames !== undefined) {
+    if (!Array.isArray(raw.allowedHostnames)) throw new EdgeConfigError(`${at}.allowedHostnames must be a list of hostnames`);
+    allowedHostnames = raw.allowedHostnames.map((h, i) => {
+      const problem = typeof h === "string" ? hostnameProblem(h, true) : "must be a string";
+      if (problem) throw new EdgeConfigError(`${at}.allowedHostnames[${i}] ${problem}`);
+      return (h as string).toLowerCase();
+    });
+  }
+  const allowLocalhost = raw.allowLocalhost ?? false;
+  if (typeof allowLocalhost !== "boolean") throw new EdgeConfigError(`${at}.allowLocalhost must be true or false`);
+  const certs = raw.clientCertificates ?? {};
+  if (!isJsonObject(certs)) throw new EdgeConfigError(`${at}.clientCertificates must map "<namespace>/<secret>" to an mTLS binding name`);
+  const clientCertificates: Record<string, string> = {};
+  for (const [ref, binding] of Object.entries(certs)) {
+    if (!/^[a-z0-9-]+\/[a-z0-9.-]+$/.test(ref)) {
+      throw new EdgeConfigError(`${at}.clientCertificates key ${JSON.stringify(ref)} must be "<namespace>/<secret name>"`);
+    }
+    if (typeof binding !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(binding)) {
+      throw new EdgeConfigError(`${at}.clientCertificates.${ref} must name an mtls_certificates binding of wrangler.toml`);
+    }
+    clientCertificates[ref] = binding;
+  }
+  return { allowedHostnames, allowLocalhost, clientCertificates };
+}
+
+function parseLocalitySettings(raw: unknown, at: string): LocalitySettings | undefined {
+  if (raw === undefined) return undefined;
+  if (!isJsonObject(raw)) throw new EdgeConfigError(`${at} must be a mapping`);
+  if (raw.preferNearest === false) return undefined;
+  const min = raw.minHealthyEndpoints ?? 1;
+  if (typeof min !== "number" || !Number.isInteger(min) || min < 1 || min > 1000) {
+    throw new EdgeConfigError(`${at}.minHealthyEndpoints must be an integer 1-1000`);
+  }
+  return { minHealthyEndpoints: min };
+}
+
 /** Validates the parsed edge settings document. */
 export function parseEdgeConfig(raw: unknown, file: string): EdgeConfig {
   if (!isJsonObject(raw)) throw new EdgeConfigError(`${file}: must be a YAML mapping`);
@@ -97,7 +183,17 @@ export function parseEdgeConfig(raw: unknown, file: string): EdgeConfig {
       throw new EdgeConfigError(`${at}.weight must be an integer 0-1000000`);
     }
     if (c.region !== undefined && typeof c.region !== "string") throw new EdgeConfigError(`${at}.region must be a string`);
-    return { name: c.name, region: c.region, weight, endpoints: parseEndpoints(c.endpoints, `${at}.endpoints`) };
+    return {
+      name: c.name,
+      region: c.region,
+      locality: parseLocality(c.locality, `${at}.locality`),
+      weight,
+      endpoints: parseEndpoints(c.endpoints, `${at}.endpoints`),
+    };
   });
-  return { name, gatewayClassName, clusters };
+  const locality = parseLocalitySettings(spec.locality, `${file}: spec.locality`);
+  if (locality && !clusters.some((c) => c.locality)) {
+    throw new EdgeConfigError(`${file}: spec.locality is set, but no cluster has a locality (continent, countries or colos)`);
+  }
+  return { name, gatewayClassName, clusters, egress: parseEgress(spec.egress, `${file}: spec.egress`), locality };
 }

@@ -6,7 +6,8 @@
 import { hostnameProblem, intersectHostnames } from "../gateway-api/hostname";
 import { isJsonObject, type Manifest } from "../gateway-api/manifest";
 import type { CompiledBackendRef, CompiledFilter } from "../table/route-table";
-import { type BackendContext, GATEWAY_GROUP, resolveBackendRefs } from "./backend-refs";
+import { GATEWAY_GROUP } from "./api-groups";
+import { type BackendContext, resolveBackendRefs } from "./backend-refs";
 import { type Condition, type Diagnostics, objectRef, type ParentRefView, type ResourceStatus } from "./diagnostics";
 import { compileFilters } from "./filters";
 import { type EdgeListener, isServed } from "./gateways";

@@ -70,11 +70,16 @@ export function parseRouteTable(raw: unknown): ParseResult<RouteTable> {
       if (!isObject(e) || !isString(e.id) || !isString(e.host) || !isNumber(e.port) || !isNumber(e.weight)) {
         return { ok: false, reason: `backend ${id} has a malformed endpoint` };
       }
+      if (e.mtlsBinding !== undefined && !isString(e.mtlsBinding)) return { ok: false, reason: `endpoint ${e.id} has a malformed mtlsBinding` };
     }
   }
   for (const [protocol, index] of Object.entries(hosts)) {
     const problem = checkHostIndex(index, matches.length);
     if (problem) return { ok: false, reason: `${protocol}: ${problem}` };
+  }
+  const { locality } = raw;
+  if (locality !== undefined && !(isObject(locality) && isNumber(locality.minHealthyEndpoints) && isObject(locality.clusters))) {
+    return { ok: false, reason: "locality must be {minHealthyEndpoints, clusters}" };
   }
   // The checks above cover every field the Worker reads, so the cast is the parse's result.
   return { ok: true, value: raw as unknown as RouteTable };

@@ -108,6 +108,25 @@ export interface CompiledEndpoint {
   serving: boolean;
   terminating: boolean;
   zone?: string;
+  /** Name of the Workers mTLS certificate binding that presents the client certificate (XBackend ClientAndServer). */
+  mtlsBinding?: string;
+}
+
+/** Where a cluster runs, in the terms Cloudflare gives each request (`request.cf`). */
+export interface ClusterLocality {
+  /** Two-letter continent code as in `request.cf.continent` (NA, EU, AS, OC, SA, AF, AN). */
+  continent?: string;
+  /** ISO 3166-1 alpha-2 country codes (`request.cf.country`) nearest to this cluster. */
+  countries?: string[];
+  /** IATA codes of Cloudflare data centers (`request.cf.colo`) nearest to this cluster. */
+  colos?: string[];
+}
+
+/** Locality preference: present only when the edge settings enable it. */
+export interface LocalityPolicy {
+  /** A tier of nearer clusters is used alone only when it has at least this many ready endpoints. */
+  minHealthyEndpoints: number;
+  clusters: Record<string, ClusterLocality>;
 }
 
 export interface CompiledBackend {
@@ -139,6 +158,7 @@ export interface RouteTable {
   matches: CompiledMatch[];
   rules: CompiledRule[];
   backends: Record<string, CompiledBackend>;
+  locality?: LocalityPolicy;
 }
 
 /** What `table/<name>/current` holds. */
