@@ -8,6 +8,7 @@ import { loadConfig } from "./load-config";
 import { openLocalKv } from "./local-kv";
 import { pushTable, readCurrentTable, readHistory, rollbackTable } from "./publish";
 import { openRemoteKv } from "./remote-kv";
+import { unreachableEndpoints } from "./unreachable-endpoints";
 import { formatReport } from "./report";
 import { writeStatusFiles } from "./write-status";
 
@@ -61,6 +62,12 @@ export async function runSync(options: SyncOptions, io: Output): Promise<number>
   if (!options.json) {
     io.out(formatReport({ ...result, skipped: loaded.skipped, clusters }));
     for (const dir of loaded.unknownClusterDirs) io.out(`! clusters/${dir}/ is not named in kedge.yaml; ignored`);
+  }
+  if (options.target === "remote") {
+    const unreachable = unreachableEndpoints(result.table);
+    summary.unreachable = unreachable;
+    for (const u of unreachable.slice(0, 20)) io.err(`! --remote: endpoint ${u.endpoint} of ${u.backend} is ${u.why}`);
+    if (unreachable.length > 20) io.err(`! --remote: ${unreachable.length - 20} more endpoints like these`);
   }
   const finish = (code: number) => {
     if (options.json) io.out(JSON.stringify(summary, null, 2));

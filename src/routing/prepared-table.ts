@@ -2,7 +2,9 @@
  * @module A RouteTable made ready for lookups, once per table load: host maps, compiled regexes,
  * cumulative weights. Nothing here is rebuilt per request.
  */
-import type { CompiledBackend, CompiledEndpoint, CompiledMatch, CompiledRule, HostIndex, Protocol, RouteTable } from "../table/route-table";
+import { type EndpointPool, PoolCache, poolOf } from "./locality";
+import { type WeightedChoice, weightedChoice } from "./weighted-choice";
+import type { CompiledBackend, CompiledMatch, CompiledRule, HostIndex, Protocol, RouteTable } from "../table/route-table";
 
 export interface PreparedHostIndex {
   exact: Map<string, number[]>;
@@ -18,17 +20,12 @@ export interface PreparedMatch {
   queryRegex: (RegExp | undefined)[];
 }
 
-/** Cumulative weights for one weighted choice; `total` 0 means nothing may be chosen. */
-export interface WeightedChoice {
-  cumulative: number[];
-  total: number;
-}
-
 export interface PreparedBackend {
   backend: CompiledBackend;
-  /** Endpoints that take new traffic: ready and not terminating, weight > 0. */
-  eligible: CompiledEndpoint[];
-  choice: WeightedChoice;
+  /** Endpoints that take new traffic (ready, not terminating, weight > 0), wherever the request comes from. */
+  pool: EndpointPool;
+  /** Pools by request location, when the table has a locality policy. */
+  nearby: PoolCache;
 }
 
 export interface PreparedTable {
@@ -41,16 +38,6 @@ export interface PreparedTable {
 }
 
 const fullMatch = (pattern: string): RegExp => new RegExp(`^(?:${pattern})$`, "u");
-
-export function weightedChoice(weights: number[]): WeightedChoice {
-  const cumulative: number[] = [];
-  let total = 0;
-  for (const w of weights) {
-    total += Math.max(0, w);
-    cumulative.push(total);
-  }
-  return { cumulative, total };
-}
 
 function prepareHostIndex(index: HostIndex): PreparedHostIndex {
   return { exact: new Map(Object.entries(index.exact)), wildcard: new Map(Object.entries(index.wildcard)), any: index.any };
@@ -69,7 +56,7 @@ export function prepareTable(table: RouteTable): PreparedTable {
   const backends = new Map<string, PreparedBackend>();
   for (const backend of Object.values(table.backends)) {
     const eligible = backend.endpoints.filter((e) => e.ready && !e.terminating && e.weight > 0);
-    backends.set(backend.id, { backend, eligible, choice: weightedChoice(eligible.map((e) => e.weight)) });
+    backends.set(backend.id, { backend, pool: poolOf(eligible), nearby: new PoolCache() });
   }
   return {
     table,

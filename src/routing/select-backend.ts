@@ -3,22 +3,9 @@
  * backend (backend level). The two stay separate, as GEP-1282 asks.
  */
 import type { CompiledBackendRef, CompiledEndpoint } from "../table/route-table";
-import type { PreparedBackend, PreparedTable, WeightedChoice } from "./prepared-table";
-
-/** Index picked by weight for a random number in [0, 1), or -1 when every weight is 0. */
-export function pickWeighted(choice: WeightedChoice, random: number): number {
-  if (choice.total <= 0) return -1;
-  const target = random * choice.total;
-  const { cumulative } = choice;
-  let lo = 0;
-  let hi = cumulative.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (target < cumulative[mid]!) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
+import { nearestPool, type RequestLocation } from "./locality";
+import type { PreparedBackend, PreparedTable } from "./prepared-table";
+import { pickWeighted } from "./weighted-choice";
 
 export type BackendChoice =
   | { kind: "backend"; ref: CompiledBackendRef; backend: PreparedBackend }
@@ -37,7 +24,17 @@ export function pickBackend(prepared: PreparedTable, ruleIndex: number, random: 
   return { kind: "backend", ref, backend };
 }
 
-/** Picks an endpoint of a backend by weight among those taking new traffic, or null when none is ready. */
-export function pickEndpoint(backend: PreparedBackend, random: number): CompiledEndpoint | null {
-  return backend.eligible[pickWeighted(backend.choice, random)] ?? null;
+/**
+ * Picks an endpoint of a backend by weight among those taking new traffic, or null when none is ready.
+ * With a locality policy, only the nearest clusters that have enough ready endpoints take part.
+ */
+export function pickEndpoint(
+  prepared: PreparedTable,
+  backend: PreparedBackend,
+  random: number,
+  at: RequestLocation = {},
+): CompiledEndpoint | null {
+  const policy = prepared.table.locality;
+  const pool = policy ? backend.nearby.get(at, () => nearestPool(policy, backend.pool.endpoints, at)) : backend.pool;
+  return pool.endpoints[pickWeighted(pool.choice, random)] ?? null;
 }

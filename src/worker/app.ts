@@ -3,6 +3,7 @@
  * Every failure answers `{ error, message, requestId }` with a stable code.
  */
 import { Hono } from "hono";
+import type { RequestLocation } from "../routing/locality";
 import { matchRequest } from "../routing/match-request";
 import { redirectLocation } from "../routing/redirect";
 import { pickBackend, pickEndpoint } from "../routing/select-backend";
@@ -14,6 +15,13 @@ import { loadRouteTable, tableName } from "./table-loader";
 /** Lower-case host without port, from the URL (workerd builds it from the Host header). */
 function requestHost(url: URL): string {
   return url.hostname.toLowerCase().replace(/\.$/, "");
+}
+
+/** Where Cloudflare says the request comes from; empty when run without `cf` (local tests). */
+function requestLocation(request: Request): RequestLocation {
+  const cf = request.cf;
+  const text = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
+  return { continent: text(cf?.continent), country: text(cf?.country), colo: text(cf?.colo) };
 }
 
 export function createApp(): Hono<AppEnv> {
@@ -70,7 +78,7 @@ export function createApp(): Hono<AppEnv> {
       });
       return new Response(null, { status: backendRedirect.statusCode, headers: { location, "x-request-id": requestId } });
     }
-    const endpoint = pickEndpoint(choice.backend, Math.random());
+    const endpoint = pickEndpoint(prepared, choice.backend, Math.random(), requestLocation(c.req.raw));
     if (!endpoint) throw new GatewayError("NO_HEALTHY_ENDPOINT", `backend ${choice.backend.backend.id} has no ready endpoint`);
     return proxyToEndpoint({ request: c.req.raw, url, host, requestId, rule: match.rule, backendFilters: choice.ref.filters, endpoint });
   });

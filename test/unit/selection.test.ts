@@ -1,6 +1,5 @@
 import { describe, it } from "vitest";
-import { weightedChoice } from "../../src/routing/prepared-table";
-import { pickWeighted } from "../../src/routing/select-backend";
+import { pickWeighted, weightedChoice } from "../../src/routing/weighted-choice";
 
 /** Evenly spaced numbers in [0, 1): a deterministic stand-in for Math.random. */
 const evenly = (n: number) => Array.from({ length: n }, (_, i) => (i + 0.5) / n);
