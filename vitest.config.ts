@@ -14,7 +14,14 @@ export default defineConfig({
           cloudflareTest({
             main: "./src/index.ts",
             wrangler: { configPath: "./test/worker/wrangler.toml" },
-            miniflare: { cf: false },
+            miniflare: {
+              cf: false,
+              // Stands in for a Workers mTLS certificate binding (a Fetcher that presents a client
+              // certificate); Miniflare cannot present one, so this one answers who it was called as.
+              serviceBindings: {
+                PARTNER_MTLS: (request: Request) => Response.json({ via: "PARTNER_MTLS", url: request.url }),
+              },
+            },
           }),
         ],
         test: {

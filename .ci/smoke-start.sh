@@ -20,7 +20,14 @@ check() { # host path expected-substring
   if [[ "$body" != *"$3"* ]]; then echo "GET $1$2: expected '$3' in: $body"; exit 1; fi
   echo "ok  GET $1$2 → ${body:0:90}"
 }
-check bookinfo.example.com / '"cluster":"us-east"'
+spread() { # host path: the clusters that answered 30 requests
+  for _ in $(seq 1 30); do curl -sS --max-time 10 -H "Host: $1" "http://127.0.0.1:8787$2" | grep -o '"cluster":"[a-z-]*"'; done | sort -u | tr '\n' ' '
+}
+clusters=$(spread bookinfo.example.com /)
+[[ "$clusters" == *us-east* && "$clusters" == *eu-west* && "$clusters" == *ap-southeast* ]] ||
+  { echo "CompositeBackend productpage: expected all three clusters, got: $clusters"; exit 1; }
+echo "ok  GET bookinfo.example.com/ (CompositeBackend) answered by $clusters"
+check ratings.bookinfo.example.com /partner/ping '"endpoint":"eu-west/localhost:'
 check eu.bookinfo.example.com / '"cluster":"eu-west"'
 check ap.bookinfo.example.com /details '"cluster":"ap-southeast"'
 check nowhere.example.org / '"error":"ROUTE_NOT_FOUND"'

@@ -67,12 +67,13 @@ async function main(): Promise<void> {
 kedge is serving on ${base} (Ctrl-C stops it and the origins)
 
 Try:
-  curl -H 'Host: bookinfo.example.com' ${base}/                      # productpage, us-east
+  curl -H 'Host: bookinfo.example.com' ${base}/                      # productpage CompositeBackend: all three clusters
   curl -H 'Host: bookinfo.example.com' ${base}/reviews               # reviews v1/v2, 80/20
   curl -H 'Host: bookinfo.example.com' -H 'x-reviews-version: v3' ${base}/reviews
-  curl -H 'Host: bookinfo.example.com' ${base}/details/42            # regex path match
+  curl -H 'Host: bookinfo.example.com' ${base}/details/42            # regex match; ServiceImport: us-east + ap-southeast
   curl -H 'Host: eu.bookinfo.example.com' ${base}/                   # productpage, eu-west (wildcard listener)
-  curl -H 'Host: ap.bookinfo.example.com' ${base}/details            # details, ap-southeast
+  curl -H 'Host: ap.bookinfo.example.com' ${base}/details            # details Service: ap-southeast only
+  curl -H 'Host: ratings.bookinfo.example.com' ${base}/partner/quote  # XBackend ratings-partner (localhost:9401)
   curl -H 'Host: nowhere.example.org' ${base}/                       # 404 with a JSON error
 
 Re-sync after editing config/:  npm run sync   (the edge picks it up within TABLE_REFRESH_SECONDS)

@@ -73,7 +73,8 @@ function clusterOf(ctx: BackendContext, name: string): ClusterSettings | undefin
 
 /** kind Service: endpoints of the route's own cluster only (GEP-1748: Service means cluster-local). */
 function resolveService(ctx: BackendContext, t: Target): Resolution {
-  if (t.port === undefined) return { field: `${t.at}.port`, reason: "UnsupportedValue", message: `port is required for Service ${t.namespace}/${t.name}` };
+  if (t.port === undefined)
+    return { field: `${t.at}.port`, reason: "UnsupportedValue", message: `port is required for Service ${t.namespace}/${t.name}` };
   const cluster = t.route.cluster;
   const service = ctx.index.get(cluster, "Service", t.namespace, t.name);
   if (!service) return notFound(t, `Service ${t.namespace}/${t.name} not found in cluster ${cluster}`);
@@ -161,7 +162,6 @@ function resolveComposite(ctx: BackendContext, t: Target): Resolution {
     };
   }
   const id = `CompositeBackend/${t.namespace}/${t.name}${t.port === undefined ? "" : `:${t.port}`}`;
-  endpoints.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return register(
     ctx,
     () => ({
@@ -214,7 +214,11 @@ function resolveRef(ctx: BackendContext, route: Manifest, ref: Record<string, un
   const resolver = RESOLVERS[`${group}/${kind}`];
   if (!resolver) {
     const supported = "Service, multicluster.x-k8s.io/ServiceImport, CompositeBackend, gateway.networking.x-k8s.io/XBackend";
-    return { field: `${at}.kind`, reason: "InvalidKind", message: `backendRef kind ${group ? `${group}/` : ""}${kind} is not supported (${supported})` };
+    return {
+      field: `${at}.kind`,
+      reason: "InvalidKind",
+      message: `backendRef kind ${group ? `${group}/` : ""}${kind} is not supported (${supported})`,
+    };
   }
   const namespace = typeof ref.namespace === "string" ? ref.namespace : route.metadata.namespace;
   const name = ref.name as string;

@@ -91,7 +91,11 @@ export class CompositeBackends {
         }
         const xb = xbackends.get(cb.cluster, namespace, t.name);
         if (xb?.ok) return true;
-        missing.push(xb ? `XBackend ${namespace}/${t.name} is not accepted (${xb.problem.reason})` : `XBackend ${namespace}/${t.name} not found in cluster ${cb.cluster}`);
+        missing.push(
+          xb
+            ? `XBackend ${namespace}/${t.name} is not accepted (${xb.problem.reason})`
+            : `XBackend ${namespace}/${t.name} not found in cluster ${cb.cluster}`,
+        );
         return false;
       });
       for (const m of missing) diagnostics.error(cb, "spec.targetRefs", "BackendNotFound", m);

@@ -93,7 +93,11 @@ function checkTls(
   if (!isJsonObject(raw)) return { field: at, reason: "UnsupportedValue", message: "tls must be a mapping with a mode" };
   const { mode, clientCertificateRef: certRef, validation } = raw;
   if (mode !== "None" && mode !== "ServerOnly" && mode !== "ClientAndServer") {
-    return { field: `${at}.mode`, reason: "UnsupportedValue", message: `mode must be None, ServerOnly or ClientAndServer (got ${String(mode)})` };
+    return {
+      field: `${at}.mode`,
+      reason: "UnsupportedValue",
+      message: `mode must be None, ServerOnly or ClientAndServer (got ${String(mode)})`,
+    };
   }
   if ((certRef !== undefined) !== (mode === "ClientAndServer")) {
     return {
@@ -103,7 +107,8 @@ function checkTls(
     };
   }
   if (validation !== undefined) {
-    if (!isJsonObject(validation)) return { field: `${at}.validation`, reason: "UnsupportedValue", message: "validation must be a mapping" };
+    if (!isJsonObject(validation))
+      return { field: `${at}.validation`, reason: "UnsupportedValue", message: "validation must be a mapping" };
     if (validation.caCertificateRefs !== undefined) {
       return {
         field: `${at}.validation.caCertificateRefs`,
@@ -122,7 +127,11 @@ function checkTls(
       };
     }
     if (validation.subjectAltNames !== undefined) {
-      return { field: `${at}.validation.subjectAltNames`, reason: "UnsupportedValue", message: "subjectAltNames cannot be honoured by a Worker" };
+      return {
+        field: `${at}.validation.subjectAltNames`,
+        reason: "UnsupportedValue",
+        message: "subjectAltNames cannot be honoured by a Worker",
+      };
     }
   }
   if (mode === "None") return { scheme: "http" };
@@ -154,7 +163,11 @@ export function compileXBackend(xb: Manifest, egress: EgressSettings): XBackendR
   const fail = (problem: FieldProblem): XBackendResult => ({ ok: false, problem });
   const { spec } = xb;
   if (spec.type !== "ExternalHostname") {
-    return fail({ field: "spec.type", reason: "UnsupportedValue", message: `type ${String(spec.type)} is not supported; use ExternalHostname` });
+    return fail({
+      field: "spec.type",
+      reason: "UnsupportedValue",
+      message: `type ${String(spec.type)} is not supported; use ExternalHostname`,
+    });
   }
   const port = isJsonObject(spec.port) ? spec.port.port : undefined;
   if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535) {
@@ -166,7 +179,11 @@ export function compileXBackend(xb: Manifest, egress: EgressSettings): XBackendR
     return fail(
       why
         ? { field: "spec.protocol", reason: "UnsupportedProtocol", message: `protocol ${protocol}: ${why}` }
-        : { field: "spec.protocol", reason: "UnsupportedValue", message: `protocol ${String(protocol)} is not one of HTTP, HTTP11, MCP, HTTP2, H2C, TCP` },
+        : {
+            field: "spec.protocol",
+            reason: "UnsupportedValue",
+            message: `protocol ${String(protocol)} is not one of HTTP, HTTP11, MCP, HTTP2, H2C, TCP`,
+          },
     );
   }
   const ext = isJsonObject(spec.externalHostname) ? spec.externalHostname : {};
@@ -195,7 +212,8 @@ export class XBackends {
         const { scheme, hostname, port, mtlsBinding } = result.target;
         const how = mtlsBinding ? ` with client certificate binding ${mtlsBinding}` : "";
         accepted = { type: "Accepted", status: "True", reason: "Accepted", message: `${scheme}://${hostname}:${port}${how}` };
-        if (scheme === "http" && !isLocalhost(hostname)) diagnostics.warn(xb, "spec.tls", "PlainHTTP", "external backends should use TLS (tls.mode ServerOnly)");
+        if (scheme === "http" && !isLocalhost(hostname))
+          diagnostics.warn(xb, "spec.tls", "PlainHTTP", "external backends should use TLS (tls.mode ServerOnly)");
       } else {
         const { field, reason, message } = result.problem;
         accepted = { type: "Accepted", status: "False", reason, message };

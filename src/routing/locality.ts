@@ -30,7 +30,10 @@ export function localityTier(cluster: ClusterLocality | undefined, at: RequestLo
   return ELSEWHERE;
 }
 
-export const poolOf = (endpoints: CompiledEndpoint[]): EndpointPool => ({ endpoints, choice: weightedChoice(endpoints.map((e) => e.weight)) });
+export const poolOf = (endpoints: CompiledEndpoint[]): EndpointPool => ({
+  endpoints,
+  choice: weightedChoice(endpoints.map((e) => e.weight)),
+});
 
 /**
  * The nearest tiers that together hold at least `minHealthyEndpoints` of `eligible`; all of them when

@@ -70,7 +70,8 @@ export function parseRouteTable(raw: unknown): ParseResult<RouteTable> {
       if (!isObject(e) || !isString(e.id) || !isString(e.host) || !isNumber(e.port) || !isNumber(e.weight)) {
         return { ok: false, reason: `backend ${id} has a malformed endpoint` };
       }
-      if (e.mtlsBinding !== undefined && !isString(e.mtlsBinding)) return { ok: false, reason: `endpoint ${e.id} has a malformed mtlsBinding` };
+      if (e.mtlsBinding !== undefined && !isString(e.mtlsBinding))
+        return { ok: false, reason: `endpoint ${e.id} has a malformed mtlsBinding` };
     }
   }
   for (const [protocol, index] of Object.entries(hosts)) {

@@ -80,7 +80,16 @@ export function createApp(): Hono<AppEnv> {
     }
     const endpoint = pickEndpoint(prepared, choice.backend, Math.random(), requestLocation(c.req.raw));
     if (!endpoint) throw new GatewayError("NO_HEALTHY_ENDPOINT", `backend ${choice.backend.backend.id} has no ready endpoint`);
-    return proxyToEndpoint({ request: c.req.raw, url, host, requestId, rule: match.rule, backendFilters: choice.ref.filters, endpoint });
+    return proxyToEndpoint({
+      request: c.req.raw,
+      url,
+      host,
+      requestId,
+      rule: match.rule,
+      backendFilters: choice.ref.filters,
+      endpoint,
+      bindings: c.env,
+    });
   });
 
   app.onError((error, c) => {

@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   NO_HEALTHY_ENDPOINT: 503,
   UPSTREAM_UNREACHABLE: 502,
   UPSTREAM_TIMEOUT: 504,
+  MTLS_BINDING_MISSING: 502,
   BAD_REQUEST: 400,
   INTERNAL_ERROR: 500,
 } as const satisfies Record<string, ContentfulStatusCode>;

@@ -17,6 +17,8 @@ export interface ProxyInput {
   /** Filters of the chosen backendRef; they run after the rule's. */
   backendFilters: CompiledFilter[];
   endpoint: CompiledEndpoint;
+  /** The Worker's bindings: an XBackend with a client certificate is reached through its mTLS binding. */
+  bindings: object;
 }
 
 const isWebSocket = (req: Request): boolean => req.headers.get("upgrade")?.toLowerCase() === "websocket";
@@ -24,6 +26,22 @@ const isWebSocket = (req: Request): boolean => req.headers.get("upgrade")?.toLow
 function endpointOrigin(e: CompiledEndpoint): string {
   const host = e.host.includes(":") ? `[${e.host}]` : e.host;
   return `${e.scheme}://${host}:${e.port}`;
+}
+
+/**
+ * Workers present a client certificate only through an mTLS certificate binding's own fetch(), so an
+ * endpoint that needs one is fetched through the binding its XBackend's clientCertificateRef maps to.
+ */
+function upstreamFetcher(endpoint: CompiledEndpoint, bindings: object): typeof fetch {
+  if (!endpoint.mtlsBinding) return fetch;
+  const binding = (bindings as Record<string, unknown>)[endpoint.mtlsBinding] as Fetcher | undefined;
+  if (typeof binding?.fetch !== "function") {
+    throw new GatewayError(
+      "MTLS_BINDING_MISSING",
+      `upstream ${endpoint.id} needs the mTLS certificate binding ${endpoint.mtlsBinding}, which this Worker does not have`,
+    );
+  }
+  return (input, init) => binding.fetch(input as RequestInfo, init);
 }
 
 function timeoutMs(rule: CompiledRule): number | undefined {
@@ -57,9 +75,10 @@ export async function proxyToEndpoint(input: ProxyInput): Promise<Response> {
   const target = `${endpointOrigin(endpoint)}${path}${url.search}`;
   const limit = timeoutMs(rule);
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  const send = upstreamFetcher(endpoint, input.bindings);
   let upstream: Response;
   try {
-    upstream = await fetch(target, {
+    upstream = await send(target, {
       method: request.method,
       headers,
       body: hasBody ? request.body : undefined,

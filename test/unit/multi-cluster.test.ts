@@ -1,0 +1,299 @@
+import { describe, it } from "vitest";
+import { compileXBackend } from "../../src/compile/xbackends";
+import { parseEdgeConfig } from "../../src/compile/edge-config";
+import type { Manifest } from "../../src/gateway-api/manifest";
+import { compileYaml } from "../support/compile-fixture";
+import { unreachableEndpoints } from "../../scripts/sync/unreachable-endpoints";
+
+const EDGE = `
+apiVersion: kedge.dev/v1alpha1
+kind: EdgeConfig
+spec:
+  gatewayClassName: kedge
+  clusters:
+    - { name: east, weight: 2 }
+    - { name: west, weight: 1 }
+    - { name: south, weight: 1 }
+`;
+
+const GATEWAY = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: { name: gw, namespace: app }
+spec:
+  gatewayClassName: kedge
+  listeners: [{ name: http, protocol: HTTP, port: 80 }]
+`;
+
+const route = (backendRef: string) => `
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: web, namespace: app }
+spec:
+  parentRefs: [{ name: gw }]
+  rules:
+    - backendRefs: [${backendRef}]
+`;
+
+/** A Service `name` with one EndpointSlice whose endpoints listen on `ports` (ready unless listed in `unready`). */
+const service = (name: string, ports: number[], unready: number[] = []) => `
+apiVersion: v1
+kind: Service
+metadata: { name: ${name}, namespace: app }
+spec: { ports: [{ name: http, port: 8080 }] }
+${ports
+  .map(
+    (port) => `---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: { name: ${name}-${port}, namespace: app, labels: { kubernetes.io/service-name: ${name} } }
+addressType: IPv4
+ports: [{ name: http, port: ${port} }]
+endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: ${!unready.includes(port)} } }]
+`,
+  )
+  .join("")}`;
+
+const composite = (name: string, targets: string, apiVersion = "gateway.networking.k8s.io/v1") => `
+apiVersion: ${apiVersion}
+kind: CompositeBackend
+metadata: { name: ${name}, namespace: app }
+spec:
+  targetRefs: [${targets}]
+`;
+
+const COMPOSITE_REF = "{ group: gateway.networking.k8s.io, kind: CompositeBackend, name: web, port: 8080 }";
+
+describe("CompositeBackend", () => {
+  it("is the union of same-named CompositeBackends across clusters, weighted by cluster", async ({ expect }) => {
+    const { table, statuses } = await compileYaml(EDGE, {
+      east: [GATEWAY, route(COMPOSITE_REF), composite("web", "{ kind: Service, name: web }"), service("web", [1001, 1002])].join("---"),
+      west: [composite("web", "{ kind: Service, name: web }", "gateway.networking.x-k8s.io/v1alpha1"), service("web", [2001], [2001])].join(
+        "---",
+      ),
+      south: [composite("web", "{ group: v1, kind: Service, name: web }"), service("web", [3001])].join("---"),
+    });
+    const backend = table.backends["CompositeBackend/app/web:8080"];
+    expect(backend?.endpoints.map((e) => [e.id, e.weight, e.ready])).toEqual([
+      ["east/127.0.0.1:1001", 2, true],
+      ["east/127.0.0.1:1002", 2, true],
+      ["west/127.0.0.1:2001", 1, false],
+      ["south/127.0.0.1:3001", 1, true],
+    ]);
+    const status = statuses.find((s) => s.object.kind === "CompositeBackend" && s.object.cluster === "west");
+    expect(status?.conditions[0]).toMatchObject({ type: "Accepted", status: "True" });
+    expect(status?.aggregate?.clusters).toEqual(["east", "west", "south"]);
+  });
+
+  it("drops a cluster whose CompositeBackend is removed; a Service ref stays in its own cluster", async ({ expect }) => {
+    const { table } = await compileYaml(EDGE, {
+      east: [
+        GATEWAY,
+        route(`${COMPOSITE_REF}, { name: web, port: 8080 }`),
+        composite("web", "{ kind: Service, name: web }"),
+        service("web", [1001]),
+      ].join("---"),
+      west: service("web", [2001]),
+      south: [composite("web", "{ kind: Service, name: web }"), service("web", [3001])].join("---"),
+    });
+    expect(table.backends["CompositeBackend/app/web:8080"]?.endpoints.map((e) => e.cluster)).toEqual(["east", "south"]);
+    expect(table.backends["Service/east/app/web:8080"]?.endpoints.map((e) => e.id)).toEqual(["east/127.0.0.1:1001"]);
+  });
+
+  it("rejects a CompositeBackend that targets a CompositeBackend or an unsupported kind; the others still serve", async ({ expect }) => {
+    const { table, statuses, diagnostics } = await compileYaml(EDGE, {
+      east: [GATEWAY, route(COMPOSITE_REF), composite("web", "{ kind: Service, name: web }"), service("web", [1001])].join("---"),
+      west: [composite("web", "{ group: gateway.networking.k8s.io, kind: CompositeBackend, name: other }"), service("web", [2001])].join(
+        "---",
+      ),
+      south: [composite("web", "{ group: inference.networking.k8s.io, kind: InferencePool, name: pool }"), service("web", [3001])].join(
+        "---",
+      ),
+    });
+    expect(table.backends["CompositeBackend/app/web:8080"]?.endpoints.map((e) => e.cluster)).toEqual(["east"]);
+    const west = statuses.find((s) => s.object.kind === "CompositeBackend" && s.object.cluster === "west");
+    expect(west?.conditions).toEqual([
+      expect.objectContaining({
+        type: "Accepted",
+        status: "False",
+        reason: "InvalidKind",
+        message: expect.stringContaining("another CompositeBackend"),
+      }),
+    ]);
+    const south = statuses.find((s) => s.object.kind === "CompositeBackend" && s.object.cluster === "south");
+    expect(south?.conditions[0]).toMatchObject({ status: "False", reason: "InvalidKind" });
+    expect(diagnostics).toContainEqual(
+      expect.objectContaining({
+        severity: "error",
+        field: "spec.targetRefs[0].kind",
+        object: expect.objectContaining({ cluster: "west" }),
+      }),
+    );
+  });
+
+  it("a route naming an unknown CompositeBackend gets ResolvedRefs=False BackendNotFound and keeps its share as 500s", async ({
+    expect,
+  }) => {
+    const { table, statuses } = await compileYaml(EDGE, { east: [GATEWAY, route(COMPOSITE_REF)].join("---") });
+    expect(table.rules[0]?.backendRefs[0]).toMatchObject({ weight: 1, invalid: { reason: "BackendNotFound" } });
+    const parent = statuses.find((s) => s.object.kind === "HTTPRoute")?.parents?.[0];
+    expect(parent?.conditions).toContainEqual(
+      expect.objectContaining({ type: "ResolvedRefs", status: "False", reason: "BackendNotFound" }),
+    );
+  });
+
+  it("a cross-namespace CompositeBackend needs a ReferenceGrant", async ({ expect }) => {
+    const ref = "{ group: gateway.networking.k8s.io, kind: CompositeBackend, name: web, namespace: shared, port: 8080 }";
+    const { table } = await compileYaml(EDGE, { east: [GATEWAY, route(ref)].join("---") });
+    expect(table.rules[0]?.backendRefs[0]?.invalid?.reason).toBe("RefNotPermitted");
+  });
+});
+
+describe("ServiceImport", () => {
+  const EXPORT = `
+apiVersion: multicluster.x-k8s.io/v1alpha1
+kind: ServiceExport
+metadata: { name: web, namespace: app }
+`;
+  it("is the union of the clusters that export the Service", async ({ expect }) => {
+    const { table } = await compileYaml(EDGE, {
+      east: [GATEWAY, route("{ group: multicluster.x-k8s.io, kind: ServiceImport, name: web, port: 8080 }"), service("web", [1001])].join(
+        "---",
+      ),
+      west: [EXPORT, service("web", [2001])].join("---"),
+      south: [EXPORT, service("web", [3001])].join("---"),
+    });
+    // east has the Service but no ServiceExport: not part of the ClusterSet's service.
+    expect(table.backends["ServiceImport/app/web:8080"]?.endpoints.map((e) => e.id)).toEqual([
+      "west/127.0.0.1:2001",
+      "south/127.0.0.1:3001",
+    ]);
+  });
+
+  it("with no exporting cluster is BackendNotFound", async ({ expect }) => {
+    const { table } = await compileYaml(EDGE, {
+      east: [GATEWAY, route("{ group: multicluster.x-k8s.io, kind: ServiceImport, name: web, port: 8080 }"), service("web", [1001])].join(
+        "---",
+      ),
+    });
+    expect(table.rules[0]?.backendRefs[0]?.invalid).toMatchObject({
+      reason: "BackendNotFound",
+      message: expect.stringContaining("exports"),
+    });
+  });
+});
+
+describe("XBackend", () => {
+  const edge = parseEdgeConfig(
+    {
+      apiVersion: "kedge.dev/v1alpha1",
+      kind: "EdgeConfig",
+      spec: {
+        gatewayClassName: "kedge",
+        clusters: [{ name: "east" }],
+        egress: {
+          allowedHostnames: ["api.partner.example", "*.vendor.example"],
+          clientCertificates: { "app/partner-client": "PARTNER_MTLS" },
+        },
+      },
+    },
+    "kedge.yaml",
+  );
+  const xb = (spec: Record<string, unknown>): Manifest => ({
+    cluster: "east",
+    file: "x.yaml",
+    line: 1,
+    apiVersion: "gateway.networking.x-k8s.io/v1alpha1",
+    kind: "XBackend",
+    metadata: { name: "x", namespace: "app", labels: {} },
+    spec: { type: "ExternalHostname", externalHostname: { hostname: "api.partner.example" }, port: { port: 443 }, ...spec },
+    status: {},
+    raw: {},
+  });
+
+  it.for([
+    ["10.0.0.1", "UnsupportedValue"],
+    ["2001:db8::1", "UnsupportedValue"],
+    ["web.app.svc.cluster.local", "UnsupportedValue"],
+    ["localhost", "RefNotPermitted"],
+    ["evil.example", "RefNotPermitted"],
+  ])("rejects hostname %s with %s", ([hostname, reason], { expect }) => {
+    const result = compileXBackend(xb({ externalHostname: { hostname } }), edge.egress);
+    expect(result).toMatchObject({ ok: false, problem: { field: "spec.externalHostname.hostname", reason } });
+  });
+
+  it("accepts allowed hostnames, including wildcard entries", ({ expect }) => {
+    expect(compileXBackend(xb({ externalHostname: { hostname: "eu.vendor.example" } }), edge.egress).ok).toBe(true);
+  });
+
+  it.for(["HTTP2", "H2C", "TCP"])("refuses protocol %s with UnsupportedProtocol", (protocol, { expect }) => {
+    expect(compileXBackend(xb({ protocol }), edge.egress)).toMatchObject({ ok: false, problem: { reason: "UnsupportedProtocol" } });
+  });
+
+  it("maps TLS modes to scheme and client certificates to mTLS bindings", ({ expect }) => {
+    expect(compileXBackend(xb({ protocol: "MCP", tls: { mode: "None" } }), edge.egress)).toMatchObject({
+      ok: true,
+      target: { scheme: "http" },
+    });
+    expect(
+      compileXBackend(xb({ tls: { mode: "ServerOnly", validation: { wellKnownCACertificates: "System" } } }), edge.egress),
+    ).toMatchObject({
+      ok: true,
+      target: { scheme: "https", port: 443 },
+    });
+    const mtls = compileXBackend(xb({ tls: { mode: "ClientAndServer", clientCertificateRef: { name: "partner-client" } } }), edge.egress);
+    expect(mtls).toMatchObject({ ok: true, target: { scheme: "https", mtlsBinding: "PARTNER_MTLS" } });
+    const unmapped = compileXBackend(xb({ tls: { mode: "ClientAndServer", clientCertificateRef: { name: "other" } } }), edge.egress);
+    expect(unmapped).toMatchObject({
+      ok: false,
+      problem: { reason: "InvalidClientCertificateRef", message: expect.stringContaining("clientCertificates") },
+    });
+    const ca = compileXBackend(
+      xb({ tls: { mode: "ServerOnly", validation: { hostname: "api.partner.example", caCertificateRefs: [{ name: "ca" }] } } }),
+      edge.egress,
+    );
+    expect(ca).toMatchObject({ ok: false, problem: { field: "spec.tls.validation.caCertificateRefs" } });
+  });
+
+  it("a route reaching a rejected XBackend reports why, and a cross-namespace XBackend is not permitted", async ({ expect }) => {
+    const x = `
+apiVersion: gateway.networking.x-k8s.io/v1alpha1
+kind: XBackend
+metadata: { name: ip, namespace: app }
+spec: { type: ExternalHostname, externalHostname: { hostname: 192.168.1.10 }, port: { port: 80 } }
+`;
+    const { table, statuses } = await compileYaml(EDGE, {
+      east: [
+        GATEWAY,
+        route(
+          "{ group: gateway.networking.x-k8s.io, kind: XBackend, name: ip }, { group: gateway.networking.x-k8s.io, kind: XBackend, name: ip, namespace: other }",
+        ),
+        x,
+      ].join("---"),
+    });
+    expect(statuses.find((s) => s.object.kind === "XBackend")?.conditions[0]).toMatchObject({
+      status: "False",
+      reason: "UnsupportedValue",
+      message: expect.stringContaining("must not be an IP address"),
+    });
+    expect(table.rules[0]?.backendRefs.map((r) => r.invalid?.reason)).toEqual(["BackendNotFound", "RefNotPermitted"]);
+  });
+});
+
+describe("remote push reachability", () => {
+  it("names IP-literal and localhost endpoints, which production Workers cannot reach", async ({ expect }) => {
+    const edge = EDGE.replace("spec:", "spec:\n  egress: { allowLocalhost: true }");
+    const x = `
+apiVersion: gateway.networking.x-k8s.io/v1alpha1
+kind: XBackend
+metadata: { name: local, namespace: app }
+spec: { type: ExternalHostname, externalHostname: { hostname: localhost }, port: { port: 9000 } }
+`;
+    const ref = "{ name: web, port: 8080 }, { group: gateway.networking.x-k8s.io, kind: XBackend, name: local }";
+    const { table } = await compileYaml(edge, { east: [GATEWAY, route(ref), service("web", [1001]), x].join("---") });
+    expect(unreachableEndpoints(table).map((u) => [u.endpoint, u.why.split(" ")[0]])).toEqual([
+      ["east/127.0.0.1:1001", "an"],
+      ["east/localhost:9000", "localhost"],
+    ]);
+  });
+});
