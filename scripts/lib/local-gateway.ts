@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { build } from "esbuild";
 import { Miniflare, type WorkerOptions } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { localSessionKey } from "./local-session-key";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 
@@ -72,7 +73,10 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     port: options.port ?? 0,
     cf: false,
     ...(persistRoot ? { defaultPersistRoot: persistRoot, kvPersist: true, durableObjectsPersist: true, cachePersist: true } : {}),
-    workers: [gatewayWorkerOptions(scriptPath, options.wranglerConfig, options.vars), ...(options.extraWorkers ?? [])],
+    workers: [
+      gatewayWorkerOptions(scriptPath, options.wranglerConfig, { SESSION_HMAC_KEY: localSessionKey(options.persistTo), ...options.vars }),
+      ...(options.extraWorkers ?? []),
+    ],
   });
   const url = await miniflare.ready;
   return { url, miniflare, dispose: () => miniflare.dispose() };

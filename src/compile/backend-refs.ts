@@ -13,6 +13,7 @@ import { compileFilters } from "./filters";
 import type { FieldProblem, MatchDraft } from "./route-matches";
 import { isReferencePermitted } from "./reference-grant";
 import type { ResourceIndex } from "./resource-index";
+import type { SessionPolicies } from "./session-policies";
 import { resolveServiceEndpoints, type ServicePort, servicePorts } from "./service-endpoints";
 import { externalEndpoint, type XBackends } from "./xbackends";
 
@@ -30,6 +31,7 @@ export interface BackendContext {
   edge: EdgeConfig;
   xbackends: XBackends;
   composites: CompositeBackends;
+  sessions: SessionPolicies;
   /** Backends found so far, by id; shared by every rule so each backend is compiled once. */
   backends: Map<string, CompiledBackend>;
 }

@@ -20,6 +20,7 @@ import { compileGateways, gatewayStatuses, isServed } from "./gateways";
 import { buildHostIndex, type IndexedAttachment } from "./host-index";
 import { compileHTTPRoutes, type RouteDraft } from "./http-routes";
 import { ResourceIndex } from "./resource-index";
+import { SessionPolicies } from "./session-policies";
 import { XBackends } from "./xbackends";
 
 export interface CompileResult {
@@ -41,6 +42,8 @@ const KNOWN_KINDS = new Set([
   "XBackend",
   "ServiceExport",
   "ServiceImport",
+  "BackendLBPolicy",
+  "XBackendTrafficPolicy",
 ]);
 
 function localityPolicy(edge: EdgeConfig): LocalityPolicy {
@@ -68,6 +71,7 @@ function emitRoute(draft: RouteDraft, clusterOrder: number, rules: CompiledRule[
         backendRefs: rule.backendRefs,
         filters: rule.filters,
         timeouts: rule.timeouts,
+        ...(rule.session ? { session: rule.session } : {}),
       });
       rule.matches.forEach((m, j) => {
         const match: CompiledMatch = { id: `${id}/match/${j}`, rule: ruleIndex, ...m };
@@ -103,9 +107,10 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
   const backends = new Map<string, CompiledBackend>();
   const xbackends = new XBackends(index.all("XBackend"), edge.egress, diagnostics);
   const composites = new CompositeBackends(index, xbackends, diagnostics);
-  const routes = compileHTTPRoutes({ index, edge, backends, xbackends, composites }, listeners, diagnostics, statuses);
+  const sessions = new SessionPolicies(index, composites, diagnostics);
+  const routes = compileHTTPRoutes({ index, edge, backends, xbackends, composites, sessions }, listeners, diagnostics, statuses);
   statuses.unshift(...gatewayStatuses(listeners));
-  statuses.push(...composites.statuses, ...xbackends.statuses);
+  statuses.push(...composites.statuses, ...xbackends.statuses, ...sessions.statuses);
 
   const rules: CompiledRule[] = [];
   const matches: CompiledMatch[] = [];

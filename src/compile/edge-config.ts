@@ -4,7 +4,7 @@
  */
 import { isJsonObject } from "../gateway-api/manifest";
 import { hostnameProblem } from "../gateway-api/hostname";
-import type { ClusterLocality } from "../table/route-table";
+import type { ClusterLocality, SameSite } from "../table/route-table";
 
 export type { ClusterLocality };
 
@@ -46,6 +46,7 @@ export interface EdgeConfig {
   gatewayClassName: string;
   clusters: ClusterSettings[];
   egress: EgressSettings;
+  sessions: { sameSite: SameSite };
   /** Absent: every ready endpoint of every cluster shares traffic by weight, wherever the request comes from. */
   locality?: LocalitySettings;
 }
@@ -153,6 +154,15 @@ function parseLocalitySettings(raw: unknown, at: string): LocalitySettings | und
   return { minHealthyEndpoints: min };
 }
 
+function parseSessions(raw: unknown, at: string): { sameSite: SameSite } {
+  if (raw === undefined) return { sameSite: "Strict" };
+  if (!isJsonObject(raw)) throw new EdgeConfigError(`${at} must be a mapping`);
+  const sameSite = raw.sameSite ?? "Strict";
+  if (sameSite !== "Strict" && sameSite !== "Lax" && sameSite !== "None")
+    throw new EdgeConfigError(`${at}.sameSite must be Strict, Lax or None`);
+  return { sameSite };
+}
+
 /** Validates the parsed edge settings document. */
 export function parseEdgeConfig(raw: unknown, file: string): EdgeConfig {
   if (!isJsonObject(raw)) throw new EdgeConfigError(`${file}: must be a YAML mapping`);
@@ -195,5 +205,12 @@ export function parseEdgeConfig(raw: unknown, file: string): EdgeConfig {
   if (locality && !clusters.some((c) => c.locality)) {
     throw new EdgeConfigError(`${file}: spec.locality is set, but no cluster has a locality (continent, countries or colos)`);
   }
-  return { name, gatewayClassName, clusters, egress: parseEgress(spec.egress, `${file}: spec.egress`), locality };
+  return {
+    name,
+    gatewayClassName,
+    clusters,
+    egress: parseEgress(spec.egress, `${file}: spec.egress`),
+    sessions: parseSessions(spec.sessions, `${file}: spec.sessions`),
+    locality,
+  };
 }

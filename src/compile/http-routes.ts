@@ -5,13 +5,14 @@
 
 import { hostnameProblem, intersectHostnames } from "../gateway-api/hostname";
 import { isJsonObject, type Manifest } from "../gateway-api/manifest";
-import type { CompiledBackendRef, CompiledFilter } from "../table/route-table";
+import type { CompiledBackendRef, CompiledFilter, CompiledSession } from "../table/route-table";
 import { GATEWAY_GROUP } from "./api-groups";
 import { type BackendContext, resolveBackendRefs } from "./backend-refs";
 import { type Condition, type Diagnostics, objectRef, type ParentRefView, type ResourceStatus } from "./diagnostics";
 import { compileFilters } from "./filters";
 import { type EdgeListener, isServed } from "./gateways";
 import { compileMatches, type FieldProblem, isProblem, type MatchDraft } from "./route-matches";
+import { compileSession, parseSessionPersistence, sameSettings } from "./session-persistence";
 import { compileTimeouts } from "./timeouts";
 
 export interface RuleDraft {
@@ -20,6 +21,7 @@ export interface RuleDraft {
   filters: CompiledFilter[];
   backendRefs: CompiledBackendRef[];
   timeouts?: { requestMs?: number; backendRequestMs?: number };
+  session?: CompiledSession;
 }
 
 /** One accepted route attached to one listener, serving `hostnames` (null: every host). */
@@ -37,12 +39,53 @@ export interface RouteDraft {
 const ok = (type: string, reason: string, message = ""): Condition => ({ type, status: "True", reason, message });
 const bad = (type: string, reason: string, message: string): Condition => ({ type, status: "False", reason, message });
 
-function compileRules(ctx: BackendContext, route: Manifest): { rules: RuleDraft[]; unresolved: FieldProblem[] } | FieldProblem {
+/**
+ * A rule's session persistence: its own `sessionPersistence` wins; otherwise the policy of its backends.
+ * Backends whose policies disagree are reported, and the first backendRef's policy applies to the rule.
+ */
+function ruleSession(
+  ctx: BackendContext,
+  route: Manifest,
+  raw: Record<string, unknown>,
+  index: number,
+  refs: CompiledBackendRef[],
+  warnings: FieldProblem[],
+): CompiledSession | undefined | FieldProblem {
+  const at = `spec.rules[${index}]`;
+  const scope = `${route.cluster}/${route.metadata.namespace}/${route.metadata.name}/rule/${index}`;
+  const sameSite = ctx.edge.sessions.sameSite;
+  if (raw.sessionPersistence !== undefined) {
+    const inline = parseSessionPersistence(raw.sessionPersistence, `${at}.sessionPersistence`);
+    return isProblem(inline) ? inline : compileSession(inline, scope, sameSite);
+  }
+  const applied = refs.flatMap((r) => {
+    const backend = r.backend ? ctx.backends.get(r.backend) : undefined;
+    const policy = backend && ctx.sessions.forBackend(backend.source);
+    return policy ? [policy] : [];
+  });
+  const first = applied[0];
+  if (!first) return undefined;
+  const other = applied.find((p) => !sameSettings(p.settings, first.settings));
+  if (other) {
+    warnings.push({
+      field: `${at}.backendRefs`,
+      reason: "Conflicted",
+      message: `backends of this rule carry different session persistence (${first.policy} and ${other.policy}); ${first.policy} applies to the whole rule`,
+    });
+  }
+  return compileSession(first.settings, scope, sameSite);
+}
+
+function compileRules(
+  ctx: BackendContext,
+  route: Manifest,
+): { rules: RuleDraft[]; unresolved: FieldProblem[]; warnings: FieldProblem[] } | FieldProblem {
   const raw = route.spec.rules ?? [{}];
   if (!Array.isArray(raw) || raw.length > 16)
     return { field: "spec.rules", reason: "UnsupportedValue", message: "rules must be a list of at most 16" };
   const rules: RuleDraft[] = [];
   const unresolved: FieldProblem[] = [];
+  const warnings: FieldProblem[] = [];
   let matchCount = 0;
   for (const [i, rule] of raw.entries()) {
     const at = `spec.rules[${i}]`;
@@ -61,11 +104,13 @@ function compileRules(ctx: BackendContext, route: Manifest): { rules: RuleDraft[
     unresolved.push(...refs.unresolved);
     const timeouts = compileTimeouts(rule.timeouts, `${at}.timeouts`);
     if (isProblem(timeouts)) return timeouts;
-    rules.push({ index: i, matches, filters, backendRefs: refs.refs, timeouts });
+    const session = ruleSession(ctx, route, rule, i, refs.refs, warnings);
+    if (isProblem(session)) return session;
+    rules.push({ index: i, matches, filters, backendRefs: refs.refs, timeouts, ...(session ? { session } : {}) });
   }
   if (matchCount > 128)
     return { field: "spec.rules", reason: "UnsupportedValue", message: "a route may have at most 128 matches in total" };
-  return { rules, unresolved };
+  return { rules, unresolved, warnings };
 }
 
 function routeHostnames(route: Manifest): string[] | FieldProblem {
@@ -198,6 +243,7 @@ export function compileHTTPRoutes(
     }
     if (attachments.length === 0) continue;
     for (const u of rules.unresolved) diagnostics.error(route, u.field, u.reason, `${u.message}; requests for its share answer 500`);
+    for (const w of rules.warnings) diagnostics.warn(route, w.field, w.reason, w.message);
     for (const listener of new Set(attachments.map((a) => a.listener))) listener.attachedRoutes++;
     accepted.push({ manifest: route, rules: rules.rules, attachments });
   }

@@ -55,6 +55,13 @@ export function parseRouteTable(raw: unknown): ParseResult<RouteTable> {
     if (!isObject(r) || !isString(r.id) || !Array.isArray(r.backendRefs) || !Array.isArray(r.filters)) {
       return { ok: false, reason: `rule ${i} is malformed` };
     }
+    const session = r.session;
+    if (
+      session !== undefined &&
+      !(isObject(session) && isString(session.scope) && isString(session.name) && (session.type === "Cookie" || session.type === "Header"))
+    ) {
+      return { ok: false, reason: `rule ${r.id} has a malformed session` };
+    }
     for (const ref of r.backendRefs) {
       if (!isObject(ref) || !isNumber(ref.weight) || !Array.isArray(ref.filters)) {
         return { ok: false, reason: `rule ${r.id} has a malformed backendRef` };

@@ -83,6 +83,27 @@ export interface CompiledBackendRef {
   filters: CompiledFilter[];
 }
 
+export type SameSite = "Strict" | "Lax" | "None";
+
+/**
+ * Session persistence of one rule (GEP-1619): a token in a cookie or header pins the client to an
+ * endpoint. `scope` keeps every rule's sessions apart, even when two rules share a backend.
+ */
+export interface CompiledSession {
+  /** `<cluster>/<namespace>/<route>/rule/<i>` (the same for every listener the rule is attached to). */
+  scope: string;
+  type: "Cookie" | "Header";
+  /** Cookie or header name. */
+  name: string;
+  /** Cookie only. */
+  path?: string;
+  sameSite?: SameSite;
+  /** Cookie only: Permanent cookies carry Max-Age = absoluteTimeout; Session cookies carry neither. */
+  lifetime?: "Session" | "Permanent";
+  absoluteTimeoutMs?: number;
+  idleTimeoutMs?: number;
+}
+
 export interface CompiledRule {
   /** `<cluster>/<namespace>/<route>/rule/<i>` */
   id: string;
@@ -92,6 +113,7 @@ export interface CompiledRule {
   backendRefs: CompiledBackendRef[];
   filters: CompiledFilter[];
   timeouts?: { requestMs?: number; backendRequestMs?: number };
+  session?: CompiledSession;
 }
 
 /** One reachable endpoint of a backend. */

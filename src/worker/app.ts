@@ -10,6 +10,8 @@ import { pickBackend, pickEndpoint } from "../routing/select-backend";
 import type { AppEnv } from "./env";
 import { errorResponse, GatewayError } from "./errors";
 import { proxyToEndpoint } from "./proxy";
+import { resumeSession, type SessionDeps, startSession } from "./sticky-session";
+import { attachToken } from "../session/session-cookie";
 import { loadRouteTable, tableName } from "./table-loader";
 
 /** Lower-case host without port, from the URL (workerd builds it from the Host header). */
@@ -24,7 +26,13 @@ function requestLocation(request: Request): RequestLocation {
   return { continent: text(cf?.continent), country: text(cf?.country), colo: text(cf?.colo) };
 }
 
-export function createApp(): Hono<AppEnv> {
+export interface AppOptions {
+  /** The clock sessions expire by; tests pass one they can move. */
+  now?: () => number;
+}
+
+export function createApp(options: AppOptions = {}): Hono<AppEnv> {
+  const now = options.now ?? Date.now;
   const app = new Hono<AppEnv>();
 
   app.use(async (c, next) => {
@@ -63,6 +71,12 @@ export function createApp(): Hono<AppEnv> {
       });
       return new Response(null, { status: redirect.statusCode, headers: { location, "x-request-id": requestId } });
     }
+    const proxyBase = { request: c.req.raw, url, host, requestId, rule: match.rule, bindings: c.env };
+    const session = match.rule.session;
+    const deps: SessionDeps = { env: c.env, now: now(), waitUntil: (p) => c.executionCtx.waitUntil(p) };
+    const pinned = session ? await resumeSession(deps, prepared, match.rule, session, c.req.raw.headers) : null;
+    if (pinned) return proxyToEndpoint({ ...proxyBase, backendFilters: pinned.ref.filters, endpoint: pinned.endpoint });
+
     const choice = pickBackend(prepared, match.ruleIndex, Math.random());
     if (choice.kind === "none") throw new GatewayError("NO_BACKEND", `route ${match.rule.id} has no backend with weight above 0`);
     if (choice.kind === "invalid")
@@ -80,16 +94,12 @@ export function createApp(): Hono<AppEnv> {
     }
     const endpoint = pickEndpoint(prepared, choice.backend, Math.random(), requestLocation(c.req.raw));
     if (!endpoint) throw new GatewayError("NO_HEALTHY_ENDPOINT", `backend ${choice.backend.backend.id} has no ready endpoint`);
-    return proxyToEndpoint({
-      request: c.req.raw,
-      url,
-      host,
-      requestId,
-      rule: match.rule,
-      backendFilters: choice.ref.filters,
-      endpoint,
-      bindings: c.env,
-    });
+    // The session is stored while the upstream works; its token joins the response.
+    const token = session ? startSession(deps, session, choice.backend.backend.id, endpoint.id) : null;
+    const response = await proxyToEndpoint({ ...proxyBase, backendFilters: choice.ref.filters, endpoint });
+    const issued = await token;
+    if (session && issued && response.status !== 101) attachToken(response.headers, session, issued, scheme === "https");
+    return response;
   });
 
   app.onError((error, c) => {

@@ -3,8 +3,11 @@
  * wrangler.toml by `npm run cf-typegen` into src/worker-configuration.d.ts.
  */
 
-/** ROUTES (route tables), SESSIONS (SessionStore), KEDGE_TABLE (which table), TABLE_REFRESH_SECONDS. */
-export type Env = Cloudflare.Env;
+/**
+ * ROUTES (route tables), SESSIONS (SessionStore), KEDGE_TABLE (which table), TABLE_REFRESH_SECONDS, and
+ * the secret SESSION_HMAC_KEY (`wrangler secret put`; secrets are not in wrangler.toml, so not generated).
+ */
+export type Env = Cloudflare.Env & { SESSION_HMAC_KEY?: string };
 
 export interface AppEnv {
   Bindings: Env;

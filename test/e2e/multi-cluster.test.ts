@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { LocalGateway } from "../../scripts/lib/local-gateway";
 import type { Origin } from "../../scripts/lib/origin-server";
+import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { startGateway, startOrigins, tally, Workspace } from "./harness";
 
 // Capacity: us-east has 2 ready endpoints at weight 1, eu-west 1 at weight 2, ap-southeast 1 at weight 1
@@ -21,20 +22,11 @@ spec:
     - { name: ap-southeast, weight: 1 }
 `;
 
-const GATEWAY = `apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: { name: gw, namespace: shop }
-spec:
-  gatewayClassName: kedge
-  listeners: [{ name: http, protocol: HTTP, port: 80, hostname: shop.example.com }]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: { name: shop, namespace: shop }
-spec:
-  parentRefs: [{ name: gw }]
-  rules:
-    - matches: [{ path: { type: PathPrefix, value: /local } }]
+const GATEWAY = gatewayAndRoute({
+  namespace: "shop",
+  hostname: "shop.example.com",
+  route: "shop",
+  rules: `    - matches: [{ path: { type: PathPrefix, value: /local } }]
       backendRefs: [{ name: web, port: 8080 }]
     - matches: [{ path: { type: PathPrefix, value: /partner } }]
       backendRefs: [{ group: gateway.networking.x-k8s.io, kind: XBackend, name: partner }]
@@ -42,8 +34,8 @@ spec:
       backendRefs: [{ group: gateway.networking.k8s.io, kind: CompositeBackend, name: loop, port: 8080 }]
     - matches: [{ path: { type: PathPrefix, value: /ip } }]
       backendRefs: [{ group: gateway.networking.x-k8s.io, kind: XBackend, name: by-ip }]
-    - backendRefs: [{ group: gateway.networking.k8s.io, kind: CompositeBackend, name: web, port: 8080 }]
-`;
+    - backendRefs: [{ group: gateway.networking.k8s.io, kind: CompositeBackend, name: web, port: 8080 }]`,
+});
 
 const xbackend = (name: string, hostname: string, port: number) => `---
 apiVersion: gateway.networking.x-k8s.io/v1alpha1
@@ -63,25 +55,14 @@ spec: { targetRefs: [{ kind: Service, name: web }] }
 `;
 
 /** One EndpointSlice of Service `web` per endpoint (each origin listens on its own loopback port). */
-function slices(endpoints: { port: number; ready: boolean }[]): string {
-  return endpoints
-    .map(
-      (e, i) => `apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: { name: web-${i}, namespace: shop, labels: { kubernetes.io/service-name: web } }
-addressType: IPv4
-ports: [{ name: http, port: ${e.port} }]
-endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: ${e.ready} } }]
-`,
-    )
-    .join("---\n");
-}
+const slices = (endpoints: { port: number; ready: boolean }[]): string =>
+  yamlDocs(
+    ...endpoints.map((e, i) =>
+      endpointSlice({ service: "web", name: `web-${i}`, namespace: "shop", port: e.port, conditions: `{ ready: ${e.ready} }` }),
+    ),
+  );
 
-const SERVICE = `apiVersion: v1
-kind: Service
-metadata: { name: web, namespace: shop }
-spec: { ports: [{ name: http, port: 8080 }] }
-`;
+const SERVICE = service("web", "shop");
 
 describe("multi-cluster backends: sync ▸ Worker ▸ three clusters' origins", () => {
   const ws = new Workspace();

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { LocalGateway } from "../../scripts/lib/local-gateway";
 import type { Origin } from "../../scripts/lib/origin-server";
+import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { startGateway, startOrigins, tally, Workspace } from "./harness";
 
 const EDGE = `apiVersion: kedge.dev/v1alpha1
@@ -16,38 +17,22 @@ spec:
 `;
 
 function app(ports: { v1: number; v2: number }, weights: [number, number] = [80, 20]): string {
-  const service = (name: string, port: number, ready = true) => `---
-apiVersion: v1
-kind: Service
-metadata: { name: ${name}, namespace: shop }
-spec: { ports: [{ name: http, port: 8080 }] }
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: { name: ${name}-1, namespace: shop, labels: { kubernetes.io/service-name: ${name} } }
-addressType: IPv4
-ports: [{ name: http, port: ${port} }]
-endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: ${ready} } }]
-`;
-  return `apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: { name: gw, namespace: shop }
-spec:
-  gatewayClassName: kedge
-  listeners: [{ name: http, protocol: HTTP, port: 80, hostname: shop.example.com }]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: { name: shop, namespace: shop }
-spec:
-  parentRefs: [{ name: gw }]
-  rules:
-    - matches: [{ path: { type: PathPrefix, value: /empty } }]
+  const backend = (name: string, port: number, ready = true) =>
+    yamlDocs(
+      service(name, "shop"),
+      endpointSlice({ service: name, name: `${name}-1`, namespace: "shop", port, conditions: `{ ready: ${ready} }` }),
+    );
+  const routes = gatewayAndRoute({
+    namespace: "shop",
+    hostname: "shop.example.com",
+    route: "shop",
+    rules: `    - matches: [{ path: { type: PathPrefix, value: /empty } }]
       backendRefs: [{ name: empty, port: 8080 }]
     - backendRefs:
         - { name: v1, port: 8080, weight: ${weights[0]} }
-        - { name: v2, port: 8080, weight: ${weights[1]} }
-${service("v1", ports.v1)}${service("v2", ports.v2)}${service("empty", ports.v1, false)}`;
+        - { name: v2, port: 8080, weight: ${weights[1]} }`,
+  });
+  return yamlDocs(routes, backend("v1", ports.v1), backend("v2", ports.v2), backend("empty", ports.v1, false));
 }
 
 describe("sync ▸ KV ▸ Worker ▸ origins", () => {

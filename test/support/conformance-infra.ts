@@ -51,3 +51,13 @@ spec:
 ---
 ${backends.join("---\n")}`;
 }
+
+/** An HTTPRoute attached to the conformance Gateway, with `rules` (YAML items indented by 4 spaces). */
+export const infraRoute = (rules: string, name = "r"): string => `
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: ${name}, namespace: gateway-conformance-infra }
+spec:
+  parentRefs: [{ name: same-namespace }]
+  rules:
+${rules}`;

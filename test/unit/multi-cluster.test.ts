@@ -3,6 +3,7 @@ import { compileXBackend } from "../../src/compile/xbackends";
 import { parseEdgeConfig } from "../../src/compile/edge-config";
 import type { Manifest } from "../../src/gateway-api/manifest";
 import { compileYaml } from "../support/compile-fixture";
+import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { unreachableEndpoints } from "../../scripts/sync/unreachable-endpoints";
 
 const EDGE = `
@@ -16,43 +17,23 @@ spec:
     - { name: south, weight: 1 }
 `;
 
-const GATEWAY = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: { name: gw, namespace: app }
-spec:
-  gatewayClassName: kedge
-  listeners: [{ name: http, protocol: HTTP, port: 80 }]
-`;
+/** Gateway and route `web` in namespace app, whose one rule has the given backendRefs. */
+const route = (backendRefs: string) => gatewayAndRoute({ namespace: "app", rules: `    - backendRefs: [${backendRefs}]` });
 
-const route = (backendRef: string) => `
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: { name: web, namespace: app }
-spec:
-  parentRefs: [{ name: gw }]
-  rules:
-    - backendRefs: [${backendRef}]
-`;
-
-/** A Service `name` with one EndpointSlice whose endpoints listen on `ports` (ready unless listed in `unready`). */
-const service = (name: string, ports: number[], unready: number[] = []) => `
-apiVersion: v1
-kind: Service
-metadata: { name: ${name}, namespace: app }
-spec: { ports: [{ name: http, port: 8080 }] }
-${ports
-  .map(
-    (port) => `---
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: { name: ${name}-${port}, namespace: app, labels: { kubernetes.io/service-name: ${name} } }
-addressType: IPv4
-ports: [{ name: http, port: ${port} }]
-endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: ${!unready.includes(port)} } }]
-`,
-  )
-  .join("")}`;
+/** A Service `name` with one EndpointSlice per port (ready unless listed in `unready`). */
+const backend = (name: string, ports: number[], unready: number[] = []) =>
+  yamlDocs(
+    service(name, "app"),
+    ...ports.map((port) =>
+      endpointSlice({
+        service: name,
+        name: `${name}-${port}`,
+        namespace: "app",
+        port,
+        conditions: `{ ready: ${!unready.includes(port)} }`,
+      }),
+    ),
+  );
 
 const composite = (name: string, targets: string, apiVersion = "gateway.networking.k8s.io/v1") => `
 apiVersion: ${apiVersion}
@@ -67,14 +48,14 @@ const COMPOSITE_REF = "{ group: gateway.networking.k8s.io, kind: CompositeBacken
 describe("CompositeBackend", () => {
   it("is the union of same-named CompositeBackends across clusters, weighted by cluster", async ({ expect }) => {
     const { table, statuses } = await compileYaml(EDGE, {
-      east: [GATEWAY, route(COMPOSITE_REF), composite("web", "{ kind: Service, name: web }"), service("web", [1001, 1002])].join("---"),
-      west: [composite("web", "{ kind: Service, name: web }", "gateway.networking.x-k8s.io/v1alpha1"), service("web", [2001], [2001])].join(
-        "---",
+      east: [route(COMPOSITE_REF), composite("web", "{ kind: Service, name: web }"), backend("web", [1001, 1002])].join("---\n"),
+      west: [composite("web", "{ kind: Service, name: web }", "gateway.networking.x-k8s.io/v1alpha1"), backend("web", [2001], [2001])].join(
+        "---\n",
       ),
-      south: [composite("web", "{ group: v1, kind: Service, name: web }"), service("web", [3001])].join("---"),
+      south: [composite("web", "{ group: v1, kind: Service, name: web }"), backend("web", [3001])].join("---\n"),
     });
-    const backend = table.backends["CompositeBackend/app/web:8080"];
-    expect(backend?.endpoints.map((e) => [e.id, e.weight, e.ready])).toEqual([
+    const union = table.backends["CompositeBackend/app/web:8080"];
+    expect(union?.endpoints.map((e) => [e.id, e.weight, e.ready])).toEqual([
       ["east/127.0.0.1:1001", 2, true],
       ["east/127.0.0.1:1002", 2, true],
       ["west/127.0.0.1:2001", 1, false],
@@ -88,13 +69,12 @@ describe("CompositeBackend", () => {
   it("drops a cluster whose CompositeBackend is removed; a Service ref stays in its own cluster", async ({ expect }) => {
     const { table } = await compileYaml(EDGE, {
       east: [
-        GATEWAY,
         route(`${COMPOSITE_REF}, { name: web, port: 8080 }`),
         composite("web", "{ kind: Service, name: web }"),
-        service("web", [1001]),
-      ].join("---"),
-      west: service("web", [2001]),
-      south: [composite("web", "{ kind: Service, name: web }"), service("web", [3001])].join("---"),
+        backend("web", [1001]),
+      ].join("---\n"),
+      west: backend("web", [2001]),
+      south: [composite("web", "{ kind: Service, name: web }"), backend("web", [3001])].join("---\n"),
     });
     expect(table.backends["CompositeBackend/app/web:8080"]?.endpoints.map((e) => e.cluster)).toEqual(["east", "south"]);
     expect(table.backends["Service/east/app/web:8080"]?.endpoints.map((e) => e.id)).toEqual(["east/127.0.0.1:1001"]);
@@ -102,12 +82,12 @@ describe("CompositeBackend", () => {
 
   it("rejects a CompositeBackend that targets a CompositeBackend or an unsupported kind; the others still serve", async ({ expect }) => {
     const { table, statuses, diagnostics } = await compileYaml(EDGE, {
-      east: [GATEWAY, route(COMPOSITE_REF), composite("web", "{ kind: Service, name: web }"), service("web", [1001])].join("---"),
-      west: [composite("web", "{ group: gateway.networking.k8s.io, kind: CompositeBackend, name: other }"), service("web", [2001])].join(
-        "---",
+      east: [route(COMPOSITE_REF), composite("web", "{ kind: Service, name: web }"), backend("web", [1001])].join("---\n"),
+      west: [composite("web", "{ group: gateway.networking.k8s.io, kind: CompositeBackend, name: other }"), backend("web", [2001])].join(
+        "---\n",
       ),
-      south: [composite("web", "{ group: inference.networking.k8s.io, kind: InferencePool, name: pool }"), service("web", [3001])].join(
-        "---",
+      south: [composite("web", "{ group: inference.networking.k8s.io, kind: InferencePool, name: pool }"), backend("web", [3001])].join(
+        "---\n",
       ),
     });
     expect(table.backends["CompositeBackend/app/web:8080"]?.endpoints.map((e) => e.cluster)).toEqual(["east"]);
@@ -134,7 +114,7 @@ describe("CompositeBackend", () => {
   it("a route naming an unknown CompositeBackend gets ResolvedRefs=False BackendNotFound and keeps its share as 500s", async ({
     expect,
   }) => {
-    const { table, statuses } = await compileYaml(EDGE, { east: [GATEWAY, route(COMPOSITE_REF)].join("---") });
+    const { table, statuses } = await compileYaml(EDGE, { east: [route(COMPOSITE_REF)].join("---\n") });
     expect(table.rules[0]?.backendRefs[0]).toMatchObject({ weight: 1, invalid: { reason: "BackendNotFound" } });
     const parent = statuses.find((s) => s.object.kind === "HTTPRoute")?.parents?.[0];
     expect(parent?.conditions).toContainEqual(
@@ -144,7 +124,7 @@ describe("CompositeBackend", () => {
 
   it("a cross-namespace CompositeBackend needs a ReferenceGrant", async ({ expect }) => {
     const ref = "{ group: gateway.networking.k8s.io, kind: CompositeBackend, name: web, namespace: shared, port: 8080 }";
-    const { table } = await compileYaml(EDGE, { east: [GATEWAY, route(ref)].join("---") });
+    const { table } = await compileYaml(EDGE, { east: [route(ref)].join("---\n") });
     expect(table.rules[0]?.backendRefs[0]?.invalid?.reason).toBe("RefNotPermitted");
   });
 });
@@ -157,11 +137,9 @@ metadata: { name: web, namespace: app }
 `;
   it("is the union of the clusters that export the Service", async ({ expect }) => {
     const { table } = await compileYaml(EDGE, {
-      east: [GATEWAY, route("{ group: multicluster.x-k8s.io, kind: ServiceImport, name: web, port: 8080 }"), service("web", [1001])].join(
-        "---",
-      ),
-      west: [EXPORT, service("web", [2001])].join("---"),
-      south: [EXPORT, service("web", [3001])].join("---"),
+      east: [route("{ group: multicluster.x-k8s.io, kind: ServiceImport, name: web, port: 8080 }"), backend("web", [1001])].join("---\n"),
+      west: [EXPORT, backend("web", [2001])].join("---\n"),
+      south: [EXPORT, backend("web", [3001])].join("---\n"),
     });
     // east has the Service but no ServiceExport: not part of the ClusterSet's service.
     expect(table.backends["ServiceImport/app/web:8080"]?.endpoints.map((e) => e.id)).toEqual([
@@ -172,9 +150,7 @@ metadata: { name: web, namespace: app }
 
   it("with no exporting cluster is BackendNotFound", async ({ expect }) => {
     const { table } = await compileYaml(EDGE, {
-      east: [GATEWAY, route("{ group: multicluster.x-k8s.io, kind: ServiceImport, name: web, port: 8080 }"), service("web", [1001])].join(
-        "---",
-      ),
+      east: [route("{ group: multicluster.x-k8s.io, kind: ServiceImport, name: web, port: 8080 }"), backend("web", [1001])].join("---\n"),
     });
     expect(table.rules[0]?.backendRefs[0]?.invalid).toMatchObject({
       reason: "BackendNotFound",
@@ -264,12 +240,11 @@ spec: { type: ExternalHostname, externalHostname: { hostname: 192.168.1.10 }, po
 `;
     const { table, statuses } = await compileYaml(EDGE, {
       east: [
-        GATEWAY,
         route(
           "{ group: gateway.networking.x-k8s.io, kind: XBackend, name: ip }, { group: gateway.networking.x-k8s.io, kind: XBackend, name: ip, namespace: other }",
         ),
         x,
-      ].join("---"),
+      ].join("---\n"),
     });
     expect(statuses.find((s) => s.object.kind === "XBackend")?.conditions[0]).toMatchObject({
       status: "False",
@@ -290,7 +265,7 @@ metadata: { name: local, namespace: app }
 spec: { type: ExternalHostname, externalHostname: { hostname: localhost }, port: { port: 9000 } }
 `;
     const ref = "{ name: web, port: 8080 }, { group: gateway.networking.x-k8s.io, kind: XBackend, name: local }";
-    const { table } = await compileYaml(edge, { east: [GATEWAY, route(ref), service("web", [1001]), x].join("---") });
+    const { table } = await compileYaml(edge, { east: [route(ref), backend("web", [1001]), x].join("---\n") });
     expect(unreachableEndpoints(table).map((u) => [u.endpoint, u.why.split(" ")[0]])).toEqual([
       ["east/127.0.0.1:1001", "an"],
       ["east/localhost:9000", "localhost"],

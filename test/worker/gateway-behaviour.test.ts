@@ -3,17 +3,10 @@ import { env, exports } from "cloudflare:workers";
 import worker from "../../src/index";
 import { describe, inject, it } from "vitest";
 import { KV_KEYS } from "../../src/table/kv-keys";
-import { infraYaml } from "../support/conformance-infra";
+import { infraRoute, infraYaml } from "../support/conformance-infra";
 import { publishTable, seedYaml } from "./seed-table";
 
-const route = (rules: string, name = "r") => `
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: { name: ${name}, namespace: gateway-conformance-infra }
-spec:
-  parentRefs: [{ name: same-namespace }]
-  rules:
-${rules}`;
+const route = infraRoute;
 
 const get = (path: string, init?: RequestInit) => exports.default.fetch(new Request(`http://example.org${path}`, init));
 

@@ -1,6 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, inject, it } from "vitest";
 import { compileYaml } from "../support/compile-fixture";
+import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { publishTable } from "./seed-table";
 
 /** Three clusters, each serving the CompositeBackend `web` from one loopback origin (v1, v2, v3). */
@@ -20,24 +21,12 @@ spec:
     - { name: dub, locality: { continent: EU, countries: [IE], colos: [DUB] } }
 `;
 
-const GATEWAY_AND_ROUTE = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: { name: gw, namespace: app }
-spec:
-  gatewayClassName: kedge
-  listeners: [{ name: http, protocol: HTTP, port: 80 }]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: { name: web, namespace: app }
-spec:
-  parentRefs: [{ name: gw }]
-  rules:
-    - matches: [{ path: { type: PathPrefix, value: /partner } }]
+const GATEWAY_AND_ROUTE = `${gatewayAndRoute({
+  namespace: "app",
+  rules: `    - matches: [{ path: { type: PathPrefix, value: /partner } }]
       backendRefs: [{ group: gateway.networking.x-k8s.io, kind: XBackend, name: partner }]
-    - backendRefs: [{ group: gateway.networking.k8s.io, kind: CompositeBackend, name: web, port: 8080 }]
----
+    - backendRefs: [{ group: gateway.networking.k8s.io, kind: CompositeBackend, name: web, port: 8080 }]`,
+})}---
 apiVersion: gateway.networking.x-k8s.io/v1alpha1
 kind: XBackend
 metadata: { name: partner, namespace: app }
@@ -48,29 +37,21 @@ spec:
   tls: { mode: ClientAndServer, clientCertificateRef: { name: partner-client } }
 `;
 
-const member = (port: number, ready = true) => `
-apiVersion: gateway.networking.k8s.io/v1
+const member = (port: number, ready = true) =>
+  yamlDocs(
+    `apiVersion: gateway.networking.k8s.io/v1
 kind: CompositeBackend
 metadata: { name: web, namespace: app }
 spec: { targetRefs: [{ kind: Service, name: web }] }
----
-apiVersion: v1
-kind: Service
-metadata: { name: web, namespace: app }
-spec: { ports: [{ name: http, port: 8080 }] }
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: { name: web-1, namespace: app, labels: { kubernetes.io/service-name: web } }
-addressType: IPv4
-ports: [{ name: http, port: ${port} }]
-endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: ${ready} } }]
-`;
+`,
+    service("web", "app"),
+    endpointSlice({ service: "web", name: "web-1", namespace: "app", port, conditions: `{ ready: ${ready} }` }),
+  );
 
 async function seed(minHealthy: number, ready: { iad?: boolean } = {}) {
   const ports = inject("originPorts");
   const { table } = await compileYaml(edge(minHealthy), {
-    iad: GATEWAY_AND_ROUTE + "---" + member(ports.v1, ready.iad ?? true),
+    iad: GATEWAY_AND_ROUTE + "---\n" + member(ports.v1, ready.iad ?? true),
     sfo: member(ports.v2),
     dub: member(ports.v3),
   });

@@ -1,0 +1,134 @@
+/**
+ * @module BackendLBPolicy (gateway.networking.k8s.io/v1alpha2) and XBackendTrafficPolicy
+ * (gateway.networking.x-k8s.io): session persistence that belongs to a backend's owner (GEP-1282),
+ * attached directly to a Service, ServiceImport, CompositeBackend or XBackend of its namespace.
+ * A policy on a multi-cluster aggregate applies to the whole aggregate, whichever cluster declares it.
+ */
+import { apiGroup, isJsonObject, type Manifest } from "../gateway-api/manifest";
+import type { SourceRef } from "../table/route-table";
+import { GATEWAY_GROUP, MCS_GROUP, X_GROUP } from "./api-groups";
+import type { CompositeBackends } from "./composite-backends";
+import { type Condition, type Diagnostics, objectRef, type ResourceStatus } from "./diagnostics";
+import type { ResourceIndex } from "./resource-index";
+import { parseSessionPersistence, sameSettings, type SessionSettings } from "./session-persistence";
+
+export const POLICY_KINDS: Record<string, string[]> = {
+  BackendLBPolicy: [GATEWAY_GROUP],
+  XBackendTrafficPolicy: [X_GROUP],
+};
+
+/** A policy that applies to a backend. */
+export interface AppliedPolicy {
+  /** `Kind cluster/namespace/name` of the policy, for messages. */
+  policy: string;
+  settings: SessionSettings;
+}
+
+/** Which backend a target names; aggregates are the same backend in every cluster. */
+function targetKey(kind: string, cluster: string, namespace: string, name: string): string {
+  return kind === "ServiceImport" || kind === "CompositeBackend"
+    ? `${kind}/${namespace}/${name}`
+    : `${kind}/${cluster}/${namespace}/${name}`;
+}
+
+/** The key of a compiled backend's source (what a policy's target must equal). */
+export const backendKey = (source: SourceRef): string => targetKey(source.kind, source.cluster, source.namespace, source.name);
+
+const TARGET_KINDS: Record<string, string[]> = {
+  Service: ["", "core"],
+  ServiceImport: [MCS_GROUP],
+  CompositeBackend: [GATEWAY_GROUP, X_GROUP],
+  XBackend: [X_GROUP],
+};
+
+const ok = (type: string, reason: string, message = ""): Condition => ({ type, status: "True", reason, message });
+const bad = (type: string, reason: string, message: string): Condition => ({ type, status: "False", reason, message });
+
+/** Older first, then cluster and input order: the spec's rule for which of two conflicting policies wins. */
+function byAge(a: Manifest, b: Manifest): number {
+  const ta = a.metadata.creationTimestamp ?? "\uffff";
+  const tb = b.metadata.creationTimestamp ?? "\uffff";
+  return ta < tb ? -1 : ta > tb ? 1 : 0;
+}
+
+export class SessionPolicies {
+  private readonly byTarget = new Map<string, AppliedPolicy>();
+  readonly statuses: ResourceStatus[] = [];
+
+  constructor(index: ResourceIndex, composites: CompositeBackends, diagnostics: Diagnostics) {
+    const policies = Object.entries(POLICY_KINDS)
+      .flatMap(([kind, groups]) => index.all(kind).filter((p) => groups.includes(apiGroup(p.apiVersion))))
+      .sort(byAge);
+    const cookieNames = new Map<string, string>();
+    for (const policy of policies) {
+      const label = `${policy.kind} ${policy.cluster}/${policy.metadata.namespace}/${policy.metadata.name}`;
+      const reject = (field: string, reason: string, message: string) => {
+        diagnostics.error(policy, field, reason, message);
+        this.statuses.push({ object: objectRef(policy), conditions: [bad("Accepted", reason, message)] });
+      };
+      const settings = parseSessionPersistence(policy.spec.sessionPersistence, "spec.sessionPersistence");
+      if ("reason" in settings) {
+        reject(settings.field, "Invalid", settings.message);
+        continue;
+      }
+      const targets = this.targets(policy, index, composites);
+      if (typeof targets === "string") {
+        reject("spec.targetRefs", targets.startsWith("TargetNotFound") ? "TargetNotFound" : "Invalid", targets.replace(/^\w+: /, ""));
+        continue;
+      }
+      const conflict = targets
+        .map((key) => {
+          const other = this.byTarget.get(key);
+          return other && !sameSettings(other.settings, settings)
+            ? `${key} already has session persistence from ${other.policy}`
+            : undefined;
+        })
+        .find(Boolean);
+      const nameOwner = settings.name ? cookieNames.get(`${settings.type}:${settings.name}`) : undefined;
+      const nameClash =
+        nameOwner !== undefined && !targets.includes(nameOwner)
+          ? `${settings.type.toLowerCase()} name ${settings.name} is already used for ${nameOwner}`
+          : undefined;
+      if (conflict || nameClash) {
+        reject("spec.targetRefs", "Conflicted", `${conflict ?? nameClash}; the older policy wins`);
+        continue;
+      }
+      for (const key of targets) {
+        if (!this.byTarget.has(key)) this.byTarget.set(key, { policy: label, settings });
+        if (settings.name) cookieNames.set(`${settings.type}:${settings.name}`, key);
+      }
+      this.statuses.push({ object: objectRef(policy), conditions: [ok("Accepted", "Accepted")] });
+    }
+  }
+
+  /** The keys of the policy's targets, or the first problem as `Reason: message`. */
+  private targets(policy: Manifest, index: ResourceIndex, composites: CompositeBackends): string[] | string {
+    const raw = policy.spec.targetRefs;
+    if (!Array.isArray(raw) || raw.length === 0 || raw.length > 16) return "Invalid: targetRefs must list 1 to 16 backends";
+    const { namespace } = policy.metadata;
+    const keys: string[] = [];
+    for (const [i, ref] of raw.entries()) {
+      if (!isJsonObject(ref) || typeof ref.kind !== "string" || typeof ref.name !== "string")
+        return `Invalid: targetRefs[${i}] needs kind and name`;
+      const group = typeof ref.group === "string" ? ref.group : "";
+      if (!TARGET_KINDS[ref.kind]?.includes(group)) {
+        return `Invalid: targetRefs[${i}] kind ${group ? `${group}/` : ""}${ref.kind} is not a backend (Service, ServiceImport, CompositeBackend, XBackend)`;
+      }
+      if (ref.namespace !== undefined && ref.namespace !== namespace) return `Invalid: targetRefs[${i}] must be in the policy's namespace`;
+      const exists =
+        ref.kind === "CompositeBackend"
+          ? composites.isDeclared(namespace, ref.name)
+          : ref.kind === "ServiceImport"
+            ? index.all("ServiceExport").some((e) => e.metadata.namespace === namespace && e.metadata.name === ref.name)
+            : index.get(policy.cluster, ref.kind, namespace, ref.name) !== undefined;
+      if (!exists) return `TargetNotFound: ${ref.kind} ${namespace}/${ref.name} not found`;
+      keys.push(targetKey(ref.kind, policy.cluster, namespace, ref.name));
+    }
+    return keys;
+  }
+
+  /** The policy that applies to a compiled backend, if any. */
+  forBackend(source: SourceRef): AppliedPolicy | undefined {
+    return this.byTarget.get(backendKey(source));
+  }
+}

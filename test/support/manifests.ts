@@ -1,0 +1,62 @@
+/** @module YAML builders for the objects most tests need, so each test spells out only what it is about. */
+
+export interface GatewayAndRouteOptions {
+  namespace: string;
+  /** The listener's hostname; none serves every host. */
+  hostname?: string;
+  route?: string;
+  /** The route's `rules:` items, as YAML indented by 4 spaces. */
+  rules: string;
+}
+
+/** Gateway `gw` of class kedge with one HTTP listener on port 80, and an HTTPRoute attached to it. */
+export function gatewayAndRoute(o: GatewayAndRouteOptions): string {
+  return `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: { name: gw, namespace: ${o.namespace} }
+spec:
+  gatewayClassName: kedge
+  listeners: [{ name: http, protocol: HTTP, port: 80${o.hostname ? `, hostname: ${o.hostname}` : ""} }]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: ${o.route ?? "web"}, namespace: ${o.namespace} }
+spec:
+  parentRefs: [{ name: gw }]
+  rules:
+${o.rules}
+`;
+}
+
+/** A Service with one port named `http`. */
+export function service(name: string, namespace: string, port = 8080): string {
+  return `apiVersion: v1
+kind: Service
+metadata: { name: ${name}, namespace: ${namespace} }
+spec: { ports: [{ name: http, port: ${port} }] }
+`;
+}
+
+export interface SliceOptions {
+  service: string;
+  name: string;
+  namespace: string;
+  /** The endpoint's port (a loopback origin). */
+  port: number;
+  /** YAML of the endpoint's conditions; ready by default. */
+  conditions?: string;
+}
+
+/** An EndpointSlice of one 127.0.0.1 endpoint, on port `http`. */
+export function endpointSlice(o: SliceOptions): string {
+  return `apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: { name: ${o.name}, namespace: ${o.namespace}, labels: { kubernetes.io/service-name: ${o.service} } }
+addressType: IPv4
+ports: [{ name: http, port: ${o.port} }]
+endpoints: [{ addresses: ["127.0.0.1"], conditions: ${o.conditions ?? "{ ready: true }"} }]
+`;
+}
+
+/** Documents joined into one multi-document YAML text. */
+export const yamlDocs = (...docs: string[]): string => docs.join("---\n");

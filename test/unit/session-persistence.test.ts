@@ -1,0 +1,156 @@
+import { describe, it } from "vitest";
+import { compileSession, parseSessionPersistence } from "../../src/compile/session-persistence";
+import { compileYaml } from "../support/compile-fixture";
+import { gatewayAndRoute, service, yamlDocs } from "../support/manifests";
+
+describe("sessionPersistence parsing", () => {
+  it("reads the released shape and the newer one alike", ({ expect }) => {
+    expect(
+      parseSessionPersistence(
+        { sessionName: "s", absoluteTimeout: "1h", idleTimeout: "10m", cookieConfig: { lifetimeType: "Permanent" } },
+        "x",
+      ),
+    ).toEqual({
+      type: "Cookie",
+      name: "s",
+      path: undefined,
+      lifetime: "Permanent",
+      absoluteTimeoutMs: 3_600_000,
+      idleTimeoutMs: 600_000,
+    });
+    expect(parseSessionPersistence({ type: "Cookie", cookie: { name: "c", path: "/shop", lifetimeType: "Session" } }, "x")).toMatchObject({
+      name: "c",
+      path: "/shop",
+      lifetime: "Session",
+    });
+    expect(parseSessionPersistence({ type: "Header", header: { name: "x-s" } }, "x")).toMatchObject({ type: "Header", name: "x-s" });
+  });
+
+  it.for([
+    [{ cookieConfig: { lifetimeType: "Permanent" } }, "x.absoluteTimeout", "Permanent cookie needs absoluteTimeout"],
+    [{ type: "Header", cookie: { name: "c" } }, "x.cookie", "only allowed with type Cookie"],
+    [{ type: "Cookie", header: { name: "h" } }, "x.header", "only allowed with type Header"],
+    [{ type: "Header", header: {} }, "x.header.name", "required"],
+    [{ type: "Sticky" }, "x.type", "Cookie or Header"],
+    [{ sessionName: "bad name;" }, "x.cookie.name", "not a valid cookie name"],
+    [{ absoluteTimeout: "1 hour" }, "x.absoluteTimeout", "positive duration"],
+    [{ cookie: { path: "relative" } }, "x.cookie.path", "must start with /"],
+  ] as const)("rejects %j", ([raw, field, message], { expect }) => {
+    expect(parseSessionPersistence(raw, "x")).toMatchObject({
+      field,
+      reason: "UnsupportedValue",
+      message: expect.stringContaining(message),
+    });
+  });
+
+  it("defaults a unique name per rule, path /, and an idle limit when no timeout is set", ({ expect }) => {
+    const settings = { type: "Cookie" as const, lifetime: "Session" as const };
+    const a = compileSession(settings, "c/ns/r/rule/0", "Strict");
+    const b = compileSession(settings, "c/ns/r/rule/1", "Lax");
+    expect(a.name).not.toBe(b.name);
+    expect(a).toMatchObject({ path: "/", sameSite: "Strict", idleTimeoutMs: 86_400_000 });
+    expect(b.sameSite).toBe("Lax");
+  });
+});
+
+const EDGE = `
+apiVersion: kedge.dev/v1alpha1
+kind: EdgeConfig
+spec: { gatewayClassName: kedge, clusters: [{ name: east }, { name: west }] }
+`;
+
+/** Gateway, route `web` with `rules`, and Services a and b (port 80). */
+const base = (rules: string) => yamlDocs(gatewayAndRoute({ namespace: "app", rules }), service("a", "app", 80), service("b", "app", 80));
+
+const policy = (name: string, target: string, persistence: string, created = "2026-01-01T00:00:00Z", kind = "BackendLBPolicy") => `
+apiVersion: ${kind === "BackendLBPolicy" ? "gateway.networking.k8s.io/v1alpha2" : "gateway.networking.x-k8s.io/v1alpha1"}
+kind: ${kind}
+metadata: { name: ${name}, namespace: app, creationTimestamp: "${created}" }
+spec:
+  targetRefs: [${target}]
+  sessionPersistence: ${persistence}
+`;
+
+describe("session policies", () => {
+  it("apply to rules through their backends; a CompositeBackend's policy covers the aggregate from any cluster", async ({ expect }) => {
+    const composite = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: CompositeBackend
+metadata: { name: agg, namespace: app }
+spec: { targetRefs: [{ kind: Service, name: a }] }
+`;
+    const { table, statuses } = await compileYaml(EDGE, {
+      east: [
+        base(`    - backendRefs: [{ group: gateway.networking.k8s.io, kind: CompositeBackend, name: agg, port: 80 }]
+    - backendRefs: [{ name: b, port: 80 }]`),
+        composite,
+        policy(
+          "by-svc",
+          "{ group: '', kind: Service, name: b }",
+          "{ type: Header, header: { name: x-b } }",
+          undefined,
+          "XBackendTrafficPolicy",
+        ),
+      ].join("---"),
+      west: [
+        composite,
+        service("a", "app", 80),
+        policy("agg", "{ group: gateway.networking.k8s.io, kind: CompositeBackend, name: agg }", "{ sessionName: agg }"),
+      ].join("---\n"),
+    });
+    expect(table.rules[0]?.session).toMatchObject({ type: "Cookie", name: "agg", scope: "east/app/web/rule/0" });
+    expect(table.rules[1]?.session).toMatchObject({ type: "Header", name: "x-b", scope: "east/app/web/rule/1" });
+    expect(statuses.filter((s) => s.object.kind.endsWith("Policy")).map((s) => s.conditions[0]?.status)).toEqual(["True", "True"]);
+  });
+
+  it("a second policy on the same backend, or reusing a cookie name, is Conflicted; the older one wins", async ({ expect }) => {
+    const { table, statuses } = await compileYaml(EDGE, {
+      east: [
+        base("    - backendRefs: [{ name: a, port: 80 }]"),
+        policy("new", "{ kind: Service, name: a }", "{ sessionName: two }", "2026-02-01T00:00:00Z"),
+        policy("old", "{ kind: Service, name: a }", "{ sessionName: one }", "2026-01-01T00:00:00Z"),
+        policy("clash", "{ kind: Service, name: b }", "{ sessionName: one }", "2026-03-01T00:00:00Z"),
+      ].join("---"),
+    });
+    expect(table.rules[0]?.session?.name).toBe("one");
+    const byName = Object.fromEntries(
+      statuses.filter((s) => s.object.kind === "BackendLBPolicy").map((s) => [s.object.name, s.conditions[0]]),
+    );
+    expect(byName.old).toMatchObject({ status: "True" });
+    expect(byName.new).toMatchObject({ status: "False", reason: "Conflicted" });
+    expect(byName.clash).toMatchObject({ status: "False", reason: "Conflicted", message: expect.stringContaining("name one") });
+  });
+
+  it("rejects an invalid policy and reports a rule whose backends disagree", async ({ expect }) => {
+    const { table, statuses, diagnostics } = await compileYaml(EDGE, {
+      east: [
+        base("    - backendRefs: [{ name: a, port: 80 }, { name: b, port: 80 }]"),
+        policy("pa", "{ kind: Service, name: a }", "{ sessionName: pa }"),
+        policy("pb", "{ kind: Service, name: b }", "{ sessionName: pb }"),
+        policy("bad", "{ kind: Service, name: a }", "{ cookieConfig: { lifetimeType: Permanent } }"),
+        policy("missing", "{ kind: Service, name: nope }", "{ sessionName: m }"),
+      ].join("---"),
+    });
+    expect(table.rules[0]?.session?.name).toBe("pa");
+    expect(diagnostics).toContainEqual(
+      expect.objectContaining({ severity: "warning", reason: "Conflicted", field: "spec.rules[0].backendRefs" }),
+    );
+    const byName = Object.fromEntries(
+      statuses.filter((s) => s.object.kind === "BackendLBPolicy").map((s) => [s.object.name, s.conditions[0]]),
+    );
+    expect(byName.bad).toMatchObject({ status: "False", reason: "Invalid" });
+    expect(byName.missing).toMatchObject({ status: "False", reason: "TargetNotFound" });
+  });
+
+  it("an invalid inline sessionPersistence rejects the route", async ({ expect }) => {
+    const { table, statuses } = await compileYaml(EDGE, {
+      east: base("    - sessionPersistence: { cookieConfig: { lifetimeType: Permanent } }\n      backendRefs: [{ name: a, port: 80 }]"),
+    });
+    expect(table.rules).toHaveLength(0);
+    expect(statuses.find((s) => s.object.kind === "HTTPRoute")?.parents?.[0]?.conditions[0]).toMatchObject({
+      type: "Accepted",
+      status: "False",
+      reason: "UnsupportedValue",
+    });
+  });
+});

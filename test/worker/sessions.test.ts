@@ -1,0 +1,337 @@
+import { createExecutionContext, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, inject, it } from "vitest";
+import { createApp } from "../../src/worker/app";
+import { infraRoute, infraYaml } from "../support/conformance-infra";
+import { seedYaml } from "./seed-table";
+
+/** The gateway with a clock the test moves: expiry is tested without sleeping. */
+let clock = Date.now();
+const app = createApp({ now: () => clock });
+const MINUTE = 60_000;
+
+async function send(path: string, headers: Record<string, string> = {}, host = "example.org"): Promise<Response> {
+  const ctx = createExecutionContext();
+  const response = await app.fetch(new Request(`http://${host}${path}`, { headers }), env, ctx);
+  await waitOnExecutionContext(ctx);
+  return response;
+}
+
+interface Answer {
+  status: number;
+  endpoint: string;
+  setCookie: string | null;
+  header: string | null;
+}
+
+async function ask(path: string, headers: Record<string, string> = {}): Promise<Answer> {
+  const response = await send(path, headers);
+  const body = (await response.json()) as { endpoint?: string; error?: string };
+  return {
+    status: response.status,
+    endpoint: body.endpoint ?? body.error ?? "?",
+    setCookie: response.headers.get("set-cookie"),
+    header: response.headers.get("x-session"),
+  };
+}
+
+/** `name=value` of a Set-Cookie header, ready to send back. */
+const cookieOf = (setCookie: string | null): string => (setCookie ?? "").split(";")[0]!;
+
+/** Service `multi` with one endpoint per origin (v1, v2, v3); `state` overrides an endpoint's conditions. */
+function multiService(state: Partial<Record<"v1" | "v2" | "v3", string>> = {}, only: ("v1" | "v2" | "v3")[] = ["v1", "v2", "v3"]): string {
+  const ports = inject("originPorts");
+  return `
+apiVersion: v1
+kind: Service
+metadata: { name: multi, namespace: gateway-conformance-infra }
+spec: { ports: [{ name: http, port: 8080 }] }
+${only
+  .map(
+    (v) => `---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: { name: multi-${v}, namespace: gateway-conformance-infra, labels: { kubernetes.io/service-name: multi } }
+addressType: IPv4
+ports: [{ name: http, port: ${ports[v]} }]
+endpoints: [{ addresses: ["127.0.0.1"], conditions: ${state[v] ?? "{ ready: true }"} }]
+`,
+  )
+  .join("")}`;
+}
+
+const route = (rules: string, name = "sticky"): string => infraRoute(rules, name);
+
+async function seed(...resources: string[]): Promise<void> {
+  await seedYaml([infraYaml(inject("originPorts")), ...resources].join("---\n"));
+}
+
+const COOKIE_RULE = `    - matches: [{ path: { type: PathPrefix, value: /session } }]
+      sessionPersistence: { type: Cookie }
+      backendRefs: [{ name: multi, port: 8080 }]`;
+
+describe("cookie sessions", () => {
+  it("the first response sets a Session cookie (no Expires or Max-Age); 50 requests with it reach one endpoint", async ({ expect }) => {
+    await seed(multiService(), route(COOKIE_RULE));
+    const first = await ask("/session");
+    expect(first.status).toBe(200);
+    expect(first.setCookie).toMatch(/^kedge-session-[0-9a-f]{8}=[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(first.setCookie).not.toMatch(/Max-Age|Expires/i);
+    const endpoints = new Set<string>();
+    for (let i = 0; i < 50; i++) {
+      const next = await ask("/session", { cookie: `theme=dark; ${cookieOf(first.setCookie)}; other=1` });
+      endpoints.add(next.endpoint);
+      expect(next.setCookie).toBeNull();
+    }
+    expect([...endpoints]).toEqual([first.endpoint]);
+  });
+
+  it("a Permanent cookie carries Max-Age equal to absoluteTimeout, and the configured name and path", async ({ expect }) => {
+    await seed(
+      multiService(),
+      route(`    - matches: [{ path: { type: PathPrefix, value: /cart } }]
+      sessionPersistence: { sessionName: cart, absoluteTimeout: 1h, cookieConfig: { lifetimeType: Permanent } }
+      backendRefs: [{ name: multi, port: 8080 }]
+    - matches: [{ path: { type: PathPrefix, value: /new-shape } }]
+      sessionPersistence: { type: Cookie, absoluteTimeout: 5m, cookie: { name: shop, path: /new-shape, lifetimeType: Permanent } }
+      backendRefs: [{ name: multi, port: 8080 }]`),
+    );
+    expect((await ask("/cart")).setCookie).toMatch(/^cart=[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=3600$/);
+    expect((await ask("/new-shape")).setCookie).toMatch(/^shop=[^;]+; Path=\/new-shape; HttpOnly; SameSite=Strict; Max-Age=300$/);
+  });
+
+  it("marks the cookie Secure on HTTPS", async ({ expect }) => {
+    await seed(
+      multiService(),
+      `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: { name: secure, namespace: gateway-conformance-infra }
+spec:
+  gatewayClassName: kedge
+  listeners: [{ name: https, protocol: HTTPS, port: 443, hostname: secure.example }]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: secure, namespace: gateway-conformance-infra }
+spec:
+  parentRefs: [{ name: secure }]
+  rules: [{ sessionPersistence: { sessionName: s }, backendRefs: [{ name: multi, port: 8080 }] }]
+`,
+    );
+    const ctx = createExecutionContext();
+    const response = await app.fetch(new Request("https://secure.example/"), env, ctx);
+    await waitOnExecutionContext(ctx);
+    await response.arrayBuffer();
+    expect(response.status).toBe(200);
+    expect(response.headers.get("set-cookie")).toMatch(/^s=[^;]+; Path=\/; HttpOnly; SameSite=Strict; Secure$/);
+  });
+
+  it("rules /a and /b on one backend keep separate sessions, even with the same cookie name", async ({ expect }) => {
+    await seed(
+      multiService(),
+      route(`    - matches: [{ path: { type: PathPrefix, value: /a } }]
+      sessionPersistence: { sessionName: shared }
+      backendRefs: [{ name: multi, port: 8080 }]
+    - matches: [{ path: { type: PathPrefix, value: /b } }]
+      sessionPersistence: { sessionName: shared }
+      backendRefs: [{ name: multi, port: 8080 }]`),
+    );
+    const a = await ask("/a");
+    // /a's token is not valid for /b: /b starts its own session.
+    const b = await ask("/b", { cookie: cookieOf(a.setCookie) });
+    expect(b.setCookie).toMatch(/^shared=/);
+    expect(cookieOf(b.setCookie)).not.toBe(cookieOf(a.setCookie));
+    for (let i = 0; i < 10; i++) {
+      expect((await ask("/a", { cookie: cookieOf(a.setCookie) })).endpoint).toBe(a.endpoint);
+      expect((await ask("/b", { cookie: cookieOf(b.setCookie) })).endpoint).toBe(b.endpoint);
+    }
+  });
+
+  it("ignores a forged or altered token and starts a new session", async ({ expect }) => {
+    await seed(multiService(), route(COOKIE_RULE));
+    const first = await ask("/session");
+    const [name, token] = cookieOf(first.setCookie).split("=") as [string, string];
+    const altered = `${token.slice(0, 22)}.${token.endsWith("A") ? `${token.slice(23, -1)}B` : `${token.slice(23, -1)}A`}`;
+    for (const forged of [altered, "AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA", "garbage", ""]) {
+      const response = await ask("/session", { cookie: `${name}=${forged}` });
+      expect(response.status).toBe(200);
+      expect(response.setCookie, forged).toMatch(new RegExp(`^${name}=`));
+    }
+  });
+});
+
+describe("sessions and weights", () => {
+  const split = (w1: number, w2: number) =>
+    route(`    - matches: [{ path: { type: PathPrefix, value: /split } }]
+      sessionPersistence: { type: Cookie }
+      backendRefs: [{ name: infra-backend-v1, port: 8080, weight: ${w1} }, { name: infra-backend-v2, port: 8080, weight: ${w2} }]`);
+
+  it("requests without a token follow 70/30; a pinned one stays, also after its backend's weight drops to 0", async ({ expect }) => {
+    await seed(split(70, 30));
+    let v1 = 0;
+    let pinnedToV2: string | undefined;
+    for (let i = 0; i < 200; i++) {
+      const answer = await ask("/split");
+      if (answer.endpoint === "infra-backend-v1") v1++;
+      else pinnedToV2 ??= cookieOf(answer.setCookie);
+    }
+    expect(v1 / 200).toBeGreaterThan(0.6);
+    expect(v1 / 200).toBeLessThan(0.8);
+    expect(pinnedToV2).toBeDefined();
+    for (let i = 0; i < 20; i++) expect((await ask("/split", { cookie: pinnedToV2! })).endpoint).toBe("infra-backend-v2");
+
+    await seed(split(1, 0));
+    for (let i = 0; i < 20; i++) {
+      const answer = await ask("/split", { cookie: pinnedToV2! });
+      expect(answer.endpoint).toBe("infra-backend-v2");
+      expect(answer.setCookie).toBeNull();
+    }
+    for (let i = 0; i < 20; i++) expect((await ask("/split")).endpoint).toBe("infra-backend-v1");
+  });
+});
+
+describe("header sessions", () => {
+  it("hand out the token in the named header; requests sending it back stick", async ({ expect }) => {
+    await seed(
+      multiService(),
+      route(`    - matches: [{ path: { type: PathPrefix, value: /api } }]
+      sessionPersistence: { type: Header, header: { name: x-session } }
+      backendRefs: [{ name: multi, port: 8080 }]`),
+    );
+    const first = await ask("/api");
+    expect(first.header).toMatch(/^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}$/);
+    expect(first.setCookie).toBeNull();
+    for (let i = 0; i < 30; i++) {
+      const next = await ask("/api", { "x-session": first.header! });
+      expect(next.endpoint).toBe(first.endpoint);
+      expect(next.header).toBeNull();
+    }
+  });
+});
+
+describe("expiry (a clock the test moves)", () => {
+  it("an idle session expires after idleTimeout without requests; activity keeps it alive", async ({ expect }) => {
+    await seed(
+      multiService(),
+      route(`    - matches: [{ path: { type: PathPrefix, value: /idle } }]
+      sessionPersistence: { sessionName: idle, idleTimeout: 10m }
+      backendRefs: [{ name: multi, port: 8080 }]`),
+    );
+    clock = Date.now();
+    const cookie = cookieOf((await ask("/idle")).setCookie);
+    for (let i = 0; i < 4; i++) {
+      clock += 8 * MINUTE; // 32 minutes in all, never 10 idle
+      expect((await ask("/idle", { cookie })).setCookie).toBeNull();
+    }
+    clock += 11 * MINUTE;
+    expect((await ask("/idle", { cookie })).setCookie).toMatch(/^idle=/);
+  });
+
+  it("a session ends at absoluteTimeout however active it is", async ({ expect }) => {
+    await seed(
+      multiService(),
+      route(`    - matches: [{ path: { type: PathPrefix, value: /abs } }]
+      sessionPersistence: { sessionName: abs, absoluteTimeout: 1h }
+      backendRefs: [{ name: multi, port: 8080 }]`),
+    );
+    clock = Date.now();
+    const cookie = cookieOf((await ask("/abs")).setCookie);
+    for (let i = 0; i < 5; i++) {
+      clock += 11 * MINUTE; // 55 minutes
+      expect((await ask("/abs", { cookie })).setCookie).toBeNull();
+    }
+    clock += 6 * MINUTE;
+    expect((await ask("/abs", { cookie })).setCookie).toMatch(/^abs=/);
+  });
+
+  it("the SessionStore's alarm deletes expired sessions", async ({ expect }) => {
+    await seed(
+      multiService(),
+      route(
+        `    - matches: [{ path: { type: PathPrefix, value: /sweep } }]
+      sessionPersistence: { sessionName: sweep, absoluteTimeout: 1m }
+      backendRefs: [{ name: multi, port: 8080 }]`,
+        "sweep",
+      ),
+    );
+    clock = Date.now() - 50_000; // created 50 s ago: it expires in 10 s
+    const token = cookieOf((await ask("/sweep")).setCookie).split("=")[1]!;
+    const stub = env.SESSIONS.get(env.SESSIONS.idFromName(`c1/gateway-conformance-infra/sweep/rule/0#${token[0]}`));
+    expect(await runInDurableObject(stub, (store) => store.count())).toBe(1);
+    expect(await runInDurableObject(stub, (_, state) => state.storage.getAlarm())).toBe(clock + MINUTE);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await runInDurableObject(stub, (store) => store.count())).toBe(0);
+    expect(await runInDurableObject(stub, (store) => store.schemaVersion())).toBe(2);
+    clock = Date.now();
+  });
+});
+
+describe("pinned endpoint changes", () => {
+  async function pinned(): Promise<{ cookie: string; endpoint: "v1" | "v2" | "v3" }> {
+    await seed(multiService(), route(COOKIE_RULE));
+    const first = await ask("/session");
+    return { cookie: cookieOf(first.setCookie), endpoint: first.endpoint.replace("infra-backend-", "") as "v1" | "v2" | "v3" };
+  }
+
+  it("an endpoint that left the table re-pins the session elsewhere and issues a new token", async ({ expect }) => {
+    const { cookie, endpoint } = await pinned();
+    await seed(
+      multiService(
+        {},
+        (["v1", "v2", "v3"] as const).filter((v) => v !== endpoint),
+      ),
+      route(COOKIE_RULE),
+    );
+    const moved = await ask("/session", { cookie });
+    expect(moved.endpoint).not.toBe(`infra-backend-${endpoint}`);
+    expect(moved.setCookie).toMatch(/^kedge-session-/);
+    for (let i = 0; i < 10; i++) expect((await ask("/session", { cookie: cookieOf(moved.setCookie) })).endpoint).toBe(moved.endpoint);
+  });
+
+  it("an unready endpoint loses its sessions; a terminating one that still serves keeps them but takes no new ones", async ({ expect }) => {
+    const { cookie, endpoint } = await pinned();
+    await seed(multiService({ [endpoint]: "{ ready: false, serving: true, terminating: true }" }), route(COOKIE_RULE));
+    for (let i = 0; i < 10; i++) {
+      const draining = await ask("/session", { cookie });
+      expect(draining.endpoint).toBe(`infra-backend-${endpoint}`);
+      expect(draining.setCookie).toBeNull();
+    }
+    for (let i = 0; i < 30; i++) expect((await ask("/session")).endpoint).not.toBe(`infra-backend-${endpoint}`);
+
+    await seed(multiService({ [endpoint]: "{ ready: false, serving: false, terminating: false }" }), route(COOKIE_RULE));
+    const moved = await ask("/session", { cookie });
+    expect(moved.endpoint).not.toBe(`infra-backend-${endpoint}`);
+    expect(moved.setCookie).not.toBeNull();
+  });
+});
+
+describe("policy-level persistence (GEP-1282: the backend's owner decides)", () => {
+  it("a BackendLBPolicy on the Service applies to rules using it; a rule's own setting overrides it", async ({ expect }) => {
+    await seed(
+      multiService(),
+      `apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: BackendLBPolicy
+metadata: { name: sticky-multi, namespace: gateway-conformance-infra }
+spec:
+  targetRefs: [{ group: "", kind: Service, name: multi }]
+  sessionPersistence: { sessionName: from-policy, type: Cookie }
+`,
+      route(`    - matches: [{ path: { type: PathPrefix, value: /policy } }]
+      backendRefs: [{ name: multi, port: 8080 }]
+    - matches: [{ path: { type: PathPrefix, value: /override } }]
+      sessionPersistence: { type: Header, header: { name: x-session } }
+      backendRefs: [{ name: multi, port: 8080 }]
+    - matches: [{ path: { type: PathPrefix, value: /plain } }]
+      backendRefs: [{ name: infra-backend-v1, port: 8080 }]`),
+    );
+    const policy = await ask("/policy");
+    expect(policy.setCookie).toMatch(/^from-policy=/);
+    for (let i = 0; i < 10; i++) expect((await ask("/policy", { cookie: cookieOf(policy.setCookie) })).endpoint).toBe(policy.endpoint);
+    const override = await ask("/override");
+    expect(override.setCookie).toBeNull();
+    expect(override.header).not.toBeNull();
+    const plain = await ask("/plain");
+    expect(plain.setCookie).toBeNull();
+    expect(plain.header).toBeNull();
+  });
+});
