@@ -1,7 +1,9 @@
 /**
  * @module Loopback HTTP origins standing in for cluster endpoints. Each answers with its cluster,
  * endpoint and the request it saw. Test knobs (as in the Gateway API conformance echo server):
- * `?delay=500ms`, `?status=503`, and `X-Echo-Set-Header: Name:value,Name2:value2`.
+ * `?delay=500ms`, `?status=503`, and `X-Echo-Set-Header: Name:value,Name2:value2`; for retries,
+ * `?status=500&succeedAfter=2&key=K` fails the first 2 requests with key K, then answers 200. Requests
+ * carrying `X-Test-Id` are counted: `GET /__origin/count?testId=ID` answers `{"count": n}` (mirror tests).
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -35,9 +37,21 @@ async function readBody(req: IncomingMessage): Promise<number> {
 
 export async function startOrigin(identity: OriginIdentity, port = 0, host = "127.0.0.1"): Promise<Origin> {
   let served = 0;
+  const failures = new Map<string, number>();
+  const seenTestIds = new Map<string, number>();
   const server: Server = createServer(async (req, res) => {
-    served++;
     const url = new URL(req.url ?? "/", "http://origin");
+    if (url.pathname === "/__origin/count") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ count: seenTestIds.get(url.searchParams.get("testId") ?? "") ?? 0 }));
+      return;
+    }
+    served++;
+    const testId = req.headers["x-test-id"];
+    if (typeof testId === "string") {
+      seenTestIds.set(testId, (seenTestIds.get(testId) ?? 0) + 1);
+      if (seenTestIds.size > 10_000) seenTestIds.clear();
+    }
     const bodyBytes = await readBody(req);
     const delay = parseDuration(url.searchParams.get("delay") ?? "") ?? 0;
     if (delay > 0) await new Promise((r) => setTimeout(r, Math.min(delay, 30_000)));
@@ -47,7 +61,14 @@ export async function startOrigin(identity: OriginIdentity, port = 0, host = "12
       const [name, ...value] = pair.split(":");
       if (name) res.setHeader(name.trim(), value.join(":").trim());
     }
-    const status = Number(url.searchParams.get("status") ?? 200);
+    let status = Number(url.searchParams.get("status") ?? 200);
+    const succeedAfter = Number(url.searchParams.get("succeedAfter") ?? Number.NaN);
+    if (Number.isInteger(succeedAfter)) {
+      const key = url.searchParams.get("key") ?? "";
+      const failed = failures.get(key) ?? 0;
+      failures.set(key, failed + 1);
+      if (failed >= succeedAfter) status = 200;
+    }
     const body: EchoResponse = {
       ...identity,
       request: { method: req.method ?? "", path: url.pathname, query: url.search, headers, bodyBytes },

@@ -9,7 +9,7 @@ import type { CompiledBackend, CompiledBackendRef, CompiledEndpoint } from "../t
 import { GATEWAY_GROUP, MCS_GROUP, X_GROUP } from "./api-groups";
 import type { CompositeBackends } from "./composite-backends";
 import type { ClusterSettings, EdgeConfig } from "./edge-config";
-import { compileFilters } from "./filters";
+import { compileFilters, type FilterContext } from "./filters";
 import type { FieldProblem, MatchDraft } from "./route-matches";
 import { isReferencePermitted } from "./reference-grant";
 import type { ResourceIndex } from "./resource-index";
@@ -238,6 +238,11 @@ function resolveRef(ctx: BackendContext, route: Manifest, ref: Record<string, un
   return resolver(ctx, { route, group, kind, namespace, name, port: ref.port as number | undefined, at });
 }
 
+/** The context a rule's (or a backendRef's) filters compile in: mirrors resolve like backendRefs. */
+export function filterContext(ctx: BackendContext, route: Manifest, matches: MatchDraft[], unresolved: FieldProblem[]): FilterContext {
+  return { matches, unresolved, resolveMirror: (ref, at) => resolveRef(ctx, route, ref, at) };
+}
+
 /** Resolves `rules[i].backendRefs`. */
 export function resolveBackendRefs(
   ctx: BackendContext,
@@ -263,7 +268,7 @@ export function resolveBackendRefs(
       result.rejected = { field: `${here}.weight`, reason: "UnsupportedValue", message: "weight must be an integer 0-1000000" };
       return result;
     }
-    const filters = compileFilters(ref.filters, `${here}.filters`, matches);
+    const filters = compileFilters(ref.filters, `${here}.filters`, filterContext(ctx, route, matches, result.unresolved));
     if (isProblem(filters)) {
       result.rejected = filters;
       return result;

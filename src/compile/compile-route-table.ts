@@ -6,6 +6,7 @@ import type { Manifest } from "../gateway-api/manifest";
 import { canonicalJson, sha256Hex } from "../table/canonical-json";
 import {
   type CompiledBackend,
+  type CompiledFilter,
   type CompiledMatch,
   type CompiledRule,
   type LocalityPolicy,
@@ -71,6 +72,7 @@ function emitRoute(draft: RouteDraft, clusterOrder: number, rules: CompiledRule[
         backendRefs: rule.backendRefs,
         filters: rule.filters,
         timeouts: rule.timeouts,
+        ...(rule.retry ? { retry: rule.retry } : {}),
         ...(rule.session ? { session: rule.session } : {}),
       });
       rule.matches.forEach((m, j) => {
@@ -116,7 +118,10 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
   const matches: CompiledMatch[] = [];
   const attachments = routes.flatMap((r) => emitRoute(r, clusterOrder.get(r.manifest.cluster) ?? 0, rules, matches));
   const served = listeners.filter(isServed);
-  const used = new Set(rules.flatMap((r) => r.backendRefs.flatMap((b) => (b.backend ? [b.backend] : []))));
+  const mirrors = (filters: CompiledFilter[]) => filters.flatMap((f) => (f.type === "RequestMirror" ? [f.backend] : []));
+  const used = new Set(
+    rules.flatMap((r) => [...mirrors(r.filters), ...r.backendRefs.flatMap((b) => [...(b.backend ? [b.backend] : []), ...mirrors(b.filters)])]),
+  );
   const hosts: RouteTable["hosts"] = {};
   for (const protocol of ["HTTP", "HTTPS"] as Protocol[]) {
     if (served.some((l) => l.protocol === protocol)) hosts[protocol] = buildHostIndex(protocol, served, attachments);

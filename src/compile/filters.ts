@@ -87,8 +87,50 @@ function compilePathModifier(raw: unknown, at: string, matches: MatchDraft[]): P
 
 const isProblem = (v: unknown): v is FieldProblem => isJsonObject(v) && typeof v.reason === "string" && typeof v.field === "string";
 
-/** Compiles a filter list. `matches` are the rule's (ReplacePrefixMatch needs them). */
-export function compileFilters(raw: unknown, at: string, matches: MatchDraft[]): CompiledFilter[] | FieldProblem {
+/** What compiling one filter list needs from its rule. */
+export interface FilterContext {
+  /** The rule's matches (ReplacePrefixMatch needs exactly one PathPrefix). */
+  matches: MatchDraft[];
+  /** Resolves a RequestMirror's backendRef to a table backend. */
+  resolveMirror(ref: Record<string, unknown>, at: string): { backend: string } | FieldProblem;
+  /** Mirrors whose backend cannot be resolved: ResolvedRefs=False, and the mirror is left out. */
+  unresolved: FieldProblem[];
+}
+
+function compileMirror(raw: unknown, at: string, ctx: FilterContext): CompiledFilter | FieldProblem | null {
+  const m = isJsonObject(raw) ? raw : {};
+  if (!isJsonObject(m.backendRef) || typeof m.backendRef.name !== "string") {
+    return { field: `${at}.backendRef`, reason: "UnsupportedValue", message: "requestMirror needs a backendRef with a name" };
+  }
+  if (m.percent !== undefined && m.fraction !== undefined) {
+    return { field: at, reason: "UnsupportedValue", message: "set percent or fraction, not both" };
+  }
+  let percent = 100;
+  if (m.percent !== undefined) {
+    if (!Number.isInteger(m.percent) || (m.percent as number) < 0 || (m.percent as number) > 100) {
+      return { field: `${at}.percent`, reason: "UnsupportedValue", message: "percent must be an integer 0-100" };
+    }
+    percent = m.percent as number;
+  } else if (m.fraction !== undefined) {
+    const f = isJsonObject(m.fraction) ? m.fraction : {};
+    const numerator = f.numerator;
+    const denominator = f.denominator ?? 100;
+    if (!Number.isInteger(numerator) || !Number.isInteger(denominator) || (denominator as number) < 1 || (numerator as number) < 0 || (numerator as number) > (denominator as number)) {
+      return { field: `${at}.fraction`, reason: "UnsupportedValue", message: "fraction needs 0 <= numerator <= denominator, denominator >= 1" };
+    }
+    percent = ((numerator as number) / (denominator as number)) * 100;
+  }
+  const resolved = ctx.resolveMirror(m.backendRef, `${at}.backendRef`);
+  if ("reason" in resolved) {
+    ctx.unresolved.push({ ...resolved, message: `${resolved.message}; the mirror is left out` });
+    return null;
+  }
+  return { type: "RequestMirror", backend: resolved.backend, percent };
+}
+
+/** Compiles a filter list of a rule or a backendRef. */
+export function compileFilters(raw: unknown, at: string, ctx: FilterContext): CompiledFilter[] | FieldProblem {
+  const { matches } = ctx;
   if (raw === undefined) return [];
   if (!Array.isArray(raw)) return { field: at, reason: "UnsupportedValue", message: "filters must be a list" };
   const out: CompiledFilter[] = [];
@@ -96,7 +138,8 @@ export function compileFilters(raw: unknown, at: string, matches: MatchDraft[]):
   for (const [i, f] of raw.entries()) {
     const here = `${at}[${i}]`;
     if (!isJsonObject(f) || typeof f.type !== "string") return { field: here, reason: "UnsupportedValue", message: "filter needs a type" };
-    if (seen.has(f.type)) return { field: here, reason: "UnsupportedValue", message: `${f.type} may appear only once` };
+    // RequestMirror may repeat; every other filter type appears at most once (CEL).
+    if (seen.has(f.type) && f.type !== "RequestMirror") return { field: here, reason: "UnsupportedValue", message: `${f.type} may appear only once` };
     seen.add(f.type);
     switch (f.type) {
       case "RequestHeaderModifier":
@@ -141,6 +184,12 @@ export function compileFilters(raw: unknown, at: string, matches: MatchDraft[]):
         const path = compilePathModifier(r.path, `${here}.urlRewrite.path`, matches);
         if (isProblem(path)) return path;
         out.push({ type: "URLRewrite", hostname: r.hostname as string | undefined, path });
+        break;
+      }
+      case "RequestMirror": {
+        const mirror = compileMirror(f.requestMirror, `${here}.requestMirror`, ctx);
+        if (isProblem(mirror)) return mirror;
+        if (mirror) out.push(mirror);
         break;
       }
       default:

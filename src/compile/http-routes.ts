@@ -5,14 +5,15 @@
 
 import { hostnameProblem, intersectHostnames } from "../gateway-api/hostname";
 import { isJsonObject, type Manifest } from "../gateway-api/manifest";
-import type { CompiledBackendRef, CompiledFilter, CompiledSession } from "../table/route-table";
+import type { CompiledBackendRef, CompiledFilter, CompiledRetry, CompiledSession } from "../table/route-table";
 import { GATEWAY_GROUP } from "./api-groups";
-import { type BackendContext, resolveBackendRefs } from "./backend-refs";
+import { type BackendContext, filterContext, resolveBackendRefs } from "./backend-refs";
 import { type Condition, type Diagnostics, objectRef, type ParentRefView, type ResourceStatus } from "./diagnostics";
 import { compileFilters } from "./filters";
 import { type EdgeListener, isServed } from "./gateways";
 import { compileMatches, type FieldProblem, isProblem, type MatchDraft } from "./route-matches";
 import { compileSession, parseSessionPersistence, sameSettings } from "./session-persistence";
+import { compileRetry } from "./retry";
 import { compileTimeouts } from "./timeouts";
 
 export interface RuleDraft {
@@ -21,6 +22,7 @@ export interface RuleDraft {
   filters: CompiledFilter[];
   backendRefs: CompiledBackendRef[];
   timeouts?: { requestMs?: number; backendRequestMs?: number };
+  retry?: CompiledRetry;
   session?: CompiledSession;
 }
 
@@ -93,7 +95,7 @@ function compileRules(
     const matches = compileMatches(rule.matches, `${at}.matches`);
     if (isProblem(matches)) return matches;
     matchCount += matches.length;
-    const filters = compileFilters(rule.filters, `${at}.filters`, matches);
+    const filters = compileFilters(rule.filters, `${at}.filters`, filterContext(ctx, route, matches, unresolved));
     if (isProblem(filters)) return filters;
     const hasRedirect = filters.some((f) => f.type === "RequestRedirect");
     if (hasRedirect && Array.isArray(rule.backendRefs) && rule.backendRefs.length > 0) {
@@ -104,9 +106,11 @@ function compileRules(
     unresolved.push(...refs.unresolved);
     const timeouts = compileTimeouts(rule.timeouts, `${at}.timeouts`);
     if (isProblem(timeouts)) return timeouts;
+    const retry = compileRetry(rule.retry, `${at}.retry`);
+    if (isProblem(retry)) return retry;
     const session = ruleSession(ctx, route, rule, i, refs.refs, warnings);
     if (isProblem(session)) return session;
-    rules.push({ index: i, matches, filters, backendRefs: refs.refs, timeouts, ...(session ? { session } : {}) });
+    rules.push({ index: i, matches, filters, backendRefs: refs.refs, timeouts, ...(retry ? { retry } : {}), ...(session ? { session } : {}) });
   }
   if (matchCount > 128)
     return { field: "spec.rules", reason: "UnsupportedValue", message: "a route may have at most 128 matches in total" };
@@ -242,7 +246,10 @@ export function compileHTTPRoutes(
       attachments.push(...o.attachments);
     }
     if (attachments.length === 0) continue;
-    for (const u of rules.unresolved) diagnostics.error(route, u.field, u.reason, `${u.message}; requests for its share answer 500`);
+    for (const u of rules.unresolved) {
+      const effect = u.field.includes(".requestMirror.") ? "" : "; requests for its share answer 500";
+      diagnostics.error(route, u.field, u.reason, `${u.message}${effect}`);
+    }
     for (const w of rules.warnings) diagnostics.warn(route, w.field, w.reason, w.message);
     for (const listener of new Set(attachments.map((a) => a.listener))) listener.attachedRoutes++;
     accepted.push({ manifest: route, rules: rules.rules, attachments });

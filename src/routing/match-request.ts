@@ -13,6 +13,8 @@ export interface RequestFacts {
   method: string;
   headers: { get(name: string): string | null };
   query: { get(name: string): string | null };
+  /** The port the request arrived on (Cloudflare serves HTTP on 80, 8080, 8880, ... and HTTPS on 443, 8443, ...). */
+  port?: number;
 }
 
 export interface RouteMatch {
@@ -65,22 +67,27 @@ function matches(m: PreparedMatch, req: RequestFacts): boolean {
   return true;
 }
 
-/** The rule that handles the request, or null (404). */
+function routeMatch(prepared: PreparedTable, m: PreparedMatch): RouteMatch | null {
+  const rule = prepared.rules[m.match.rule];
+  if (!rule) return null;
+  return { rule, ruleIndex: m.match.rule, matchId: m.match.id, prefix: m.match.path.type === "PathPrefix" ? m.match.path.value : undefined };
+}
+
+/**
+ * The rule that handles the request, or null (404). When listeners of the request's protocol listen on
+ * several ports, a rule attached through a listener on the request's port wins over the others; a
+ * request on a port no listener names is served as if listener ports did not matter.
+ */
 export function matchRequest(prepared: PreparedTable, req: RequestFacts): RouteMatch | null {
   const index = prepared.hosts[req.protocol];
   if (!index) return null;
+  const preferPort = req.port !== undefined && prepared.multiPort[req.protocol] ? req.port : undefined;
+  let first: PreparedMatch | undefined;
   for (const i of candidatesFor(index, req.host)) {
     const m = prepared.matches[i];
-    if (m && matches(m, req)) {
-      const rule = prepared.rules[m.match.rule];
-      if (!rule) return null;
-      return {
-        rule,
-        ruleIndex: m.match.rule,
-        matchId: m.match.id,
-        prefix: m.match.path.type === "PathPrefix" ? m.match.path.value : undefined,
-      };
-    }
+    if (!m || !matches(m, req)) continue;
+    if (preferPort === undefined || prepared.rules[m.match.rule]?.listenerPort === preferPort) return routeMatch(prepared, m);
+    first ??= m;
   }
-  return null;
+  return first ? routeMatch(prepared, first) : null;
 }

@@ -35,6 +35,8 @@ export interface PreparedTable {
   rules: CompiledRule[];
   ruleChoices: WeightedChoice[];
   backends: Map<string, PreparedBackend>;
+  /** Whether listeners of a protocol use more than one port (then the request's port picks among them). */
+  multiPort: Partial<Record<Protocol, boolean>>;
 }
 
 const fullMatch = (pattern: string): RegExp => new RegExp(`^(?:${pattern})$`, "u");
@@ -65,5 +67,8 @@ export function prepareTable(table: RouteTable): PreparedTable {
     rules: table.rules,
     ruleChoices: table.rules.map((r) => weightedChoice(r.backendRefs.map((b) => b.weight))),
     backends,
+    multiPort: Object.fromEntries(
+      (["HTTP", "HTTPS"] as const).map((p) => [p, new Set(table.listeners.filter((l) => l.protocol === p).map((l) => l.port)).size > 1]),
+    ),
   };
 }

@@ -69,7 +69,16 @@ export type CompiledFilter =
       path?: PathModifier;
       statusCode: number;
     }
-  | { type: "URLRewrite"; hostname?: string; path?: PathModifier };
+  | { type: "URLRewrite"; hostname?: string; path?: PathModifier }
+  /** A copy of the request goes to one endpoint of `backend` (for `percent` of requests); its answer is ignored. */
+  | { type: "RequestMirror"; backend: string; percent: number };
+
+/** `rules[].retry` (GEP-1731): `attempts` retries after the first try, on these codes or a connection error. */
+export interface CompiledRetry {
+  codes: number[];
+  attempts: number;
+  backoffMs: number;
+}
 
 /**
  * A weighted backendRef of a rule. `backend` names an entry of `RouteTable.backends`;
@@ -113,6 +122,7 @@ export interface CompiledRule {
   backendRefs: CompiledBackendRef[];
   filters: CompiledFilter[];
   timeouts?: { requestMs?: number; backendRequestMs?: number };
+  retry?: CompiledRetry;
   session?: CompiledSession;
 }
 

@@ -4,6 +4,7 @@
  */
 import { Hono } from "hono";
 import type { RequestLocation } from "../routing/locality";
+import type { CompiledFilter } from "../table/route-table";
 import { matchRequest } from "../routing/match-request";
 import { redirectLocation } from "../routing/redirect";
 import { pickBackend, pickEndpoint } from "../routing/select-backend";
@@ -58,48 +59,46 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
       method: c.req.method,
       headers: c.req.raw.headers,
       query: url.searchParams,
+      port: url.port ? Number(url.port) : scheme === "https" ? 443 : 80,
     });
     if (!match) throw new GatewayError("ROUTE_NOT_FOUND", `no route matches ${c.req.method} ${host}${url.pathname}`);
-    const redirect = match.rule.filters.find((f) => f.type === "RequestRedirect");
-    if (redirect) {
-      const location = redirectLocation(redirect, {
-        scheme,
-        host,
-        path: url.pathname,
-        search: url.search,
-        listenerPort: match.rule.listenerPort,
-      });
-      return new Response(null, { status: redirect.statusCode, headers: { location, "x-request-id": requestId } });
-    }
-    const proxyBase = { request: c.req.raw, url, host, requestId, rule: match.rule, bindings: c.env };
+    const redirectTo = (filter: CompiledFilter | undefined): Response | null => {
+      if (filter?.type !== "RequestRedirect") return null;
+      const facts = { scheme, host, path: url.pathname, search: url.search, listenerPort: match.rule.listenerPort } as const;
+      return new Response(null, { status: filter.statusCode, headers: { location: redirectLocation(filter, facts), "x-request-id": requestId } });
+    };
+    const ruleRedirect = redirectTo(match.rule.filters.find((f) => f.type === "RequestRedirect"));
+    if (ruleRedirect) return ruleRedirect;
+
+    const forward = { request: c.req.raw, url, host, requestId, rule: match.rule };
+    const mirror = { prepared, bindings: c.env, waitUntil: (p: Promise<unknown>) => c.executionCtx.waitUntil(p) };
     const session = match.rule.session;
-    const deps: SessionDeps = { env: c.env, now: now(), waitUntil: (p) => c.executionCtx.waitUntil(p) };
+    const deps: SessionDeps = { env: c.env, now: now(), waitUntil: mirror.waitUntil };
     const pinned = session ? await resumeSession(deps, prepared, match.rule, session, c.req.raw.headers) : null;
-    if (pinned) return proxyToEndpoint({ ...proxyBase, backendFilters: pinned.ref.filters, endpoint: pinned.endpoint });
+    if (pinned) {
+      const { response } = await proxyToEndpoint({ ...forward, mirror, backendFilters: pinned.ref.filters, endpoint: pinned.endpoint });
+      return response;
+    }
 
     const choice = pickBackend(prepared, match.ruleIndex, Math.random());
     if (choice.kind === "none") throw new GatewayError("NO_BACKEND", `route ${match.rule.id} has no backend with weight above 0`);
     if (choice.kind === "invalid")
       throw new GatewayError("BACKEND_NOT_RESOLVED", `a backend of route ${match.rule.id} could not be resolved (${choice.reason})`);
-    const backendRedirect = choice.ref.filters.find((f) => f.type === "RequestRedirect");
-    if (backendRedirect) {
-      const location = redirectLocation(backendRedirect, {
-        scheme,
-        host,
-        path: url.pathname,
-        search: url.search,
-        listenerPort: match.rule.listenerPort,
-      });
-      return new Response(null, { status: backendRedirect.statusCode, headers: { location, "x-request-id": requestId } });
-    }
-    const endpoint = pickEndpoint(prepared, choice.backend, Math.random(), requestLocation(c.req.raw));
+    const backendRedirect = redirectTo(choice.ref.filters.find((f) => f.type === "RequestRedirect"));
+    if (backendRedirect) return backendRedirect;
+    const location = requestLocation(c.req.raw);
+    const pick = () => pickEndpoint(prepared, choice.backend, Math.random(), location);
+    const endpoint = pick();
     if (!endpoint) throw new GatewayError("NO_HEALTHY_ENDPOINT", `backend ${choice.backend.backend.id} has no ready endpoint`);
-    // The session is stored while the upstream works; its token joins the response.
-    const token = session ? startSession(deps, session, choice.backend.backend.id, endpoint.id) : null;
-    const response = await proxyToEndpoint({ ...proxyBase, backendFilters: choice.ref.filters, endpoint });
+    // A new session is stored while the upstream works; its token joins the response.
+    const backendId = choice.backend.backend.id;
+    let token = session ? startSession(deps, session, backendId, endpoint.id) : null;
+    const sent = await proxyToEndpoint({ ...forward, mirror, backendFilters: choice.ref.filters, endpoint, nextEndpoint: pick });
+    // A retry answered from another endpoint: pin that one instead.
+    if (session && sent.endpoint.id !== endpoint.id) token = startSession(deps, session, backendId, sent.endpoint.id);
     const issued = await token;
-    if (session && issued && response.status !== 101) attachToken(response.headers, session, issued, scheme === "https");
-    return response;
+    if (session && issued && sent.response.status !== 101) attachToken(sent.response.headers, session, issued, scheme === "https");
+    return sent.response;
   });
 
   app.onError((error, c) => {

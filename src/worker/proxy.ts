@@ -1,99 +1,48 @@
 /**
- * @module Forwards a matched request to one endpoint: filters, path rewrite, forwarding headers,
- * streaming body, timeout. Upstream failures become GatewayErrors (502/504), never a crash.
+ * @module Forwards a matched request to one endpoint: request filters, mirrors, the send (timeouts and
+ * retries), then response filters. Upstream failures become GatewayErrors (502/504), never a crash.
  */
 import { applyHeaderModifier } from "../routing/header-modifier";
-import { modifyPath } from "../routing/rewrite-path";
 import type { CompiledEndpoint, CompiledFilter, CompiledRule } from "../table/route-table";
-import { GatewayError } from "./errors";
-import { setForwardedHeaders, stripHopByHop } from "./forwarding-headers";
+import { stripHopByHop } from "./forwarding-headers";
+import { type MirrorContext, sendMirrors } from "./mirror";
+import { readRequestBody } from "./request-body";
+import { sendUpstream } from "./send-upstream";
+import { buildUpstreamRequest, type RequestFacts } from "./upstream-request";
 
-export interface ProxyInput {
-  request: Request;
-  url: URL;
-  host: string;
-  requestId: string;
+export interface ProxyInput extends RequestFacts {
   rule: CompiledRule;
   /** Filters of the chosen backendRef; they run after the rule's. */
   backendFilters: CompiledFilter[];
   endpoint: CompiledEndpoint;
-  /** The Worker's bindings: an XBackend with a client certificate is reached through its mTLS binding. */
-  bindings: object;
+  /** The table, the Worker's bindings (mTLS certificates) and waitUntil, for mirrors and sends. */
+  mirror: MirrorContext;
+  /** Another endpoint of the same backend for a retry; absent retries the same endpoint. */
+  nextEndpoint?: () => CompiledEndpoint | null;
 }
 
-const isWebSocket = (req: Request): boolean => req.headers.get("upgrade")?.toLowerCase() === "websocket";
-
-function endpointOrigin(e: CompiledEndpoint): string {
-  const host = e.host.includes(":") ? `[${e.host}]` : e.host;
-  return `${e.scheme}://${host}:${e.port}`;
-}
-
-/**
- * Workers present a client certificate only through an mTLS certificate binding's own fetch(), so an
- * endpoint that needs one is fetched through the binding its XBackend's clientCertificateRef maps to.
- */
-function upstreamFetcher(endpoint: CompiledEndpoint, bindings: object): typeof fetch {
-  if (!endpoint.mtlsBinding) return fetch;
-  const binding = (bindings as Record<string, unknown>)[endpoint.mtlsBinding] as Fetcher | undefined;
-  if (typeof binding?.fetch !== "function") {
-    throw new GatewayError(
-      "MTLS_BINDING_MISSING",
-      `upstream ${endpoint.id} needs the mTLS certificate binding ${endpoint.mtlsBinding}, which this Worker does not have`,
-    );
-  }
-  return (input, init) => binding.fetch(input as RequestInfo, init);
-}
-
-function timeoutMs(rule: CompiledRule): number | undefined {
-  const { requestMs, backendRequestMs } = rule.timeouts ?? {};
-  const limits = [requestMs, backendRequestMs].filter((ms): ms is number => ms !== undefined && ms > 0);
-  return limits.length > 0 ? Math.min(...limits) : undefined;
-}
-
-/** Sends the request upstream and returns the origin's response (streamed). */
-export async function proxyToEndpoint(input: ProxyInput): Promise<Response> {
-  const { request, url, rule, endpoint } = input;
+/** Sends the request upstream and returns the origin's response (streamed) and the endpoint that answered. */
+export async function proxyToEndpoint(input: ProxyInput): Promise<{ response: Response; endpoint: CompiledEndpoint }> {
+  const { rule } = input;
   const filters = [...rule.filters, ...input.backendFilters];
-  const headers = new Headers(request.headers);
-  const webSocket = isWebSocket(request);
-  stripHopByHop(headers, webSocket);
-  let path = url.pathname;
-  let host = input.host;
-  for (const f of filters) {
-    if (f.type === "RequestHeaderModifier") applyHeaderModifier(headers, f.modifier);
-    else if (f.type === "URLRewrite") {
-      path = modifyPath(path, f.path);
-      host = f.hostname ?? host;
-    }
-  }
-  setForwardedHeaders(headers, {
-    clientIp: request.headers.get("cf-connecting-ip"),
-    proto: url.protocol === "https:" ? "https" : "http",
-    host,
-    requestId: input.requestId,
+  const upstream = buildUpstreamRequest(input, filters);
+  const replayWanted = rule.retry !== undefined || filters.some((f) => f.type === "RequestMirror");
+  const body = await readRequestBody(input.request, replayWanted);
+  sendMirrors(input.mirror, filters, upstream, body);
+  const sent = await sendUpstream({
+    upstream,
+    body,
+    endpoint: input.endpoint,
+    bindings: input.mirror.bindings,
+    timeouts: rule.timeouts,
+    retry: rule.retry,
+    nextEndpoint: input.nextEndpoint,
   });
-  const target = `${endpointOrigin(endpoint)}${path}${url.search}`;
-  const limit = timeoutMs(rule);
-  const hasBody = request.method !== "GET" && request.method !== "HEAD";
-  const send = upstreamFetcher(endpoint, input.bindings);
-  let upstream: Response;
-  try {
-    upstream = await send(target, {
-      method: request.method,
-      headers,
-      body: hasBody ? request.body : undefined,
-      redirect: "manual",
-      signal: limit ? AbortSignal.timeout(limit) : undefined,
-    });
-  } catch (error) {
-    const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-    if (timedOut) throw new GatewayError("UPSTREAM_TIMEOUT", `upstream ${endpoint.id} did not answer within ${limit} ms`, { cause: error });
-    throw new GatewayError("UPSTREAM_UNREACHABLE", `upstream ${endpoint.id} could not be reached`, { cause: error });
-  }
-  if (webSocket && upstream.status === 101) return upstream;
-  const responseHeaders = new Headers(upstream.headers);
-  stripHopByHop(responseHeaders);
-  for (const f of filters) if (f.type === "ResponseHeaderModifier") applyHeaderModifier(responseHeaders, f.modifier);
-  responseHeaders.set("x-request-id", input.requestId);
-  return new Response(upstream.body, { status: upstream.status, statusText: upstream.statusText, headers: responseHeaders });
+  const { response: answer, endpoint } = sent;
+  if (upstream.webSocket && answer.status === 101) return { response: answer, endpoint };
+  const headers = new Headers(answer.headers);
+  stripHopByHop(headers);
+  for (const f of filters) if (f.type === "ResponseHeaderModifier") applyHeaderModifier(headers, f.modifier);
+  headers.set("x-request-id", input.requestId);
+  return { response: new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers }), endpoint };
 }

@@ -1,4 +1,4 @@
-import { exports } from "cloudflare:workers";
+import { dispatch } from "./dispatch";
 import { describe, inject, it } from "vitest";
 import { compileYaml } from "../support/compile-fixture";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
@@ -69,7 +69,7 @@ const WHERE = {
 async function origins(cf?: Record<string, string>): Promise<string[]> {
   const seen = new Set<string>();
   for (let i = 0; i < 30; i++) {
-    const response = await exports.default.fetch(new Request("http://web.example/", cf ? { cf } : {}));
+    const response = await dispatch(new Request("http://web.example/", cf ? { cf } : {}));
     const body = (await response.json()) as { endpoint?: string; error?: string };
     seen.add(body.endpoint ?? `${response.status} ${body.error}`);
   }
@@ -107,7 +107,7 @@ describe("locality preference (request.cf)", { timeout: 30_000 }, () => {
 describe("XBackend with a client certificate", () => {
   it("is fetched through the mTLS certificate binding its clientCertificateRef maps to", async ({ expect }) => {
     await seed(1);
-    const response = await exports.default.fetch(new Request("http://web.example/partner/quote?id=7"));
+    const response = await dispatch(new Request("http://web.example/partner/quote?id=7"));
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ via: "PARTNER_MTLS", url: "https://partner.example/partner/quote?id=7" });
   });

@@ -1,0 +1,89 @@
+/**
+ * @module Sends one request upstream with the rule's timeouts and retry policy. `timeouts.request` caps
+ * everything (504 the moment it passes); `timeouts.backendRequest` caps each try. A retry goes to another
+ * endpoint when the caller offers one, after `backoff`, and only with a body that can be sent again.
+ */
+import type { CompiledEndpoint, CompiledRetry } from "../table/route-table";
+import { GatewayError } from "./errors";
+import { bodyForSend, isReplayable, type RequestBody } from "./request-body";
+import { endpointUrl, fetcherFor, type UpstreamRequest } from "./upstream-request";
+
+export interface SendPlan {
+  upstream: UpstreamRequest;
+  body: RequestBody;
+  endpoint: CompiledEndpoint;
+  bindings: object;
+  timeouts?: { requestMs?: number; backendRequestMs?: number };
+  retry?: CompiledRetry;
+  /** Another endpoint for a retry; absent (or null) retries the same one (e.g. a pinned session). */
+  nextEndpoint?: () => CompiledEndpoint | null;
+}
+
+export interface SendResult {
+  response: Response;
+  endpoint: CompiledEndpoint;
+  tries: number;
+}
+
+type Failure = { failed: "timeout" | "unreachable"; cause: unknown };
+
+const enabled = (ms: number | undefined): number => (ms !== undefined && ms > 0 ? ms : Number.POSITIVE_INFINITY);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function tryOnce(plan: SendPlan, endpoint: CompiledEndpoint, limitMs: number): Promise<Response | Failure> {
+  const send = fetcherFor(endpoint, plan.bindings);
+  if (!send) {
+    throw new GatewayError(
+      "MTLS_BINDING_MISSING",
+      `upstream ${endpoint.id} needs the mTLS certificate binding ${endpoint.mtlsBinding}, which this Worker does not have`,
+    );
+  }
+  const body = bodyForSend(plan.body);
+  try {
+    return await send(endpointUrl(endpoint, plan.upstream.pathAndQuery), {
+      method: plan.upstream.method,
+      headers: plan.upstream.headers,
+      // A buffered body is copied per try: a sent body may not be readable again.
+      body: body instanceof ArrayBuffer ? body.slice(0) : body,
+      redirect: "manual",
+      signal: Number.isFinite(limitMs) ? AbortSignal.timeout(limitMs) : undefined,
+    });
+  } catch (cause) {
+    const timedOut = cause instanceof Error && (cause.name === "TimeoutError" || cause.name === "AbortError");
+    return { failed: timedOut ? "timeout" : "unreachable", cause };
+  }
+}
+
+export async function sendUpstream(plan: SendPlan): Promise<SendResult> {
+  const requestMs = enabled(plan.timeouts?.requestMs);
+  const backendMs = enabled(plan.timeouts?.backendRequestMs);
+  const deadline = Date.now() + requestMs;
+  const retries = plan.retry && isReplayable(plan.body) ? plan.retry.attempts : 0;
+  let endpoint = plan.endpoint;
+  for (let attempt = 0; ; attempt++) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw new GatewayError("UPSTREAM_TIMEOUT", `no answer within the request timeout of ${requestMs} ms`);
+    const limit = Math.min(backendMs, remaining);
+    const outcome = await tryOnce(plan, endpoint, limit);
+    const last = attempt >= retries;
+    if (outcome instanceof Response) {
+      if (last || !plan.retry?.codes.includes(outcome.status)) return { response: outcome, endpoint, tries: attempt + 1 };
+      await outcome.body?.cancel();
+    } else {
+      const timedOut = outcome.failed === "timeout";
+      if (timedOut && limit === remaining) {
+        throw new GatewayError("UPSTREAM_TIMEOUT", `no answer within the request timeout of ${requestMs} ms`, { cause: outcome.cause });
+      }
+      // Connection errors are retried; a try that ran out of backendRequest time counts as a 504.
+      const retryable = !timedOut || plan.retry?.codes.includes(504);
+      if (last || !retryable) {
+        throw timedOut
+          ? new GatewayError("UPSTREAM_TIMEOUT", `upstream ${endpoint.id} did not answer within ${limit} ms`, { cause: outcome.cause })
+          : new GatewayError("UPSTREAM_UNREACHABLE", `upstream ${endpoint.id} could not be reached`, { cause: outcome.cause });
+      }
+    }
+    const wait = Math.min(plan.retry?.backoffMs ?? 0, deadline - Date.now());
+    if (wait > 0) await sleep(wait);
+    endpoint = plan.nextEndpoint?.() ?? endpoint;
+  }
+}

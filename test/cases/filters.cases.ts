@@ -1,0 +1,422 @@
+/**
+ * @module Request tables for the conformance scenarios about what happens to a matched request
+ * (semantics brief §7.10-7.14): weights, header modifiers, redirects, rewrites, missing backends,
+ * timeouts, retries and mirrors. Each runs against the real Worker and loopback echo origins.
+ */
+
+type Backend = "v1" | "v2" | "v3";
+
+export interface Exchange {
+  /** Host, optionally with a port (`example.org:8080`); default example.org. */
+  host?: string;
+  scheme?: "http" | "https";
+  path: string;
+  method?: string;
+  headers?: Record<string, string>;
+  expect: {
+    /** Default 200. */
+    status?: number;
+    backend?: Backend;
+    /** The path (without query) the backend saw. */
+    upstreamPath?: string;
+    /** Headers the backend saw; null means absent. Names compare case-insensitively. */
+    upstreamHeaders?: Record<string, string | null>;
+    responseHeaders?: Record<string, string | null>;
+    location?: string;
+    /** The JSON error code of a gateway error. */
+    error?: string;
+  };
+}
+
+export interface FilterCase {
+  name: string;
+  /** Routes (and extra Gateways) added to the conformance infra, in namespace gateway-conformance-infra. */
+  routes: string;
+  requests: Exchange[];
+}
+
+const route = (name: string, rules: string, parent = "same-namespace", hostnames = "") => `
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: ${name}, namespace: gateway-conformance-infra }
+spec:
+  parentRefs: [{ name: ${parent} }]
+${hostnames}  rules:
+${rules}`;
+
+const to = (v: Backend, extra = "") => `backendRefs: [{ name: infra-backend-${v}, port: 8080${extra} }]`;
+const prefix = (p: string) => `matches: [{ path: { type: PathPrefix, value: ${p} } }]`;
+const exact = (p: string) => `matches: [{ path: { type: Exact, value: ${p} } }]`;
+
+/** A per-run key, so the origins' retry counters never see one request key twice. */
+const RUN = Math.random().toString(36).slice(2, 10);
+
+const HEADER_MODIFIER_RULES = (kind: "request" | "backend") => {
+  const filter = (spec: string) =>
+    kind === "request"
+      ? `filters: [{ type: RequestHeaderModifier, requestHeaderModifier: ${spec} }]\n      ${to("v1")}`
+      : `backendRefs: [{ name: infra-backend-v1, port: 8080, filters: [{ type: RequestHeaderModifier, requestHeaderModifier: ${spec} }] }]`;
+  return `    - ${prefix("/set")}
+      ${filter("{ set: [{ name: X-Header-Set, value: set-overwrites-values }] }")}
+    - ${prefix("/add")}
+      ${filter("{ add: [{ name: X-Header-Add, value: add-appends-values }] }")}
+    - ${prefix("/remove")}
+      ${filter("{ remove: [X-Header-Remove] }")}
+    - ${prefix("/multiple")}
+      ${filter(`{ set: [{ name: X-Header-Set-1, value: header-set-1 }, { name: X-Header-Set-2, value: header-set-2 }], add: [{ name: X-Header-Add-1, value: header-add-1 }, { name: X-Header-Add-2, value: header-add-2 }, { name: X-Header-Add-3, value: header-add-3 }], remove: [X-Header-Remove-1, X-Header-Remove-2] }`)}
+    - ${prefix("/case-insensitivity")}
+      ${filter("{ set: [{ name: X-Header-Set, value: header-set }], add: [{ name: X-Header-Add, value: header-add }], remove: [X-Header-Remove] }")}`;
+};
+
+const HEADER_MODIFIER_REQUESTS: Exchange[] = [
+  { path: "/set", headers: { "Some-Other-Header": "val" }, expect: { backend: "v1", upstreamHeaders: { "x-header-set": "set-overwrites-values", "some-other-header": "val" } } },
+  { path: "/set", headers: { "X-Header-Set": "some-other-value" }, expect: { backend: "v1", upstreamHeaders: { "x-header-set": "set-overwrites-values" } } },
+  { path: "/add", expect: { backend: "v1", upstreamHeaders: { "x-header-add": "add-appends-values" } } },
+  { path: "/add", headers: { "X-Header-Add": "some-other-value" }, expect: { backend: "v1", upstreamHeaders: { "x-header-add": "some-other-value,add-appends-values" } } },
+  { path: "/remove", headers: { "X-Header-Remove": "val" }, expect: { backend: "v1", upstreamHeaders: { "x-header-remove": null } } },
+  {
+    path: "/multiple",
+    headers: { "X-Header-Set-2": "set-val-2", "X-Header-Add-2": "add-val-2", "X-Header-Remove-2": "remove-val-2", "Another-Header": "another-header-val" },
+    expect: {
+      backend: "v1",
+      upstreamHeaders: {
+        "x-header-set-1": "header-set-1",
+        "x-header-set-2": "header-set-2",
+        "x-header-add-1": "header-add-1",
+        "x-header-add-2": "add-val-2,header-add-2",
+        "x-header-add-3": "header-add-3",
+        "another-header": "another-header-val",
+        "x-header-remove-1": null,
+        "x-header-remove-2": null,
+      },
+    },
+  },
+  {
+    path: "/case-insensitivity",
+    headers: { "x-header-set": "original-val-set", "x-header-add": "original-val-add", "x-header-remove": "original-val-remove" },
+    expect: { backend: "v1", upstreamHeaders: { "x-header-set": "header-set", "x-header-add": "original-val-add,header-add", "x-header-remove": null } },
+  },
+];
+
+/** Gateway with HTTP :80 and :8080 and HTTPS :443 listeners for example.org (redirect port/scheme rules). */
+const PORT_GATEWAY = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: { name: ports, namespace: gateway-conformance-infra }
+spec:
+  gatewayClassName: kedge
+  listeners:
+    - { name: http, protocol: HTTP, port: 80, hostname: example.org }
+    - { name: http-8080, protocol: HTTP, port: 8080, hostname: example.org }
+    - { name: https, protocol: HTTPS, port: 443, hostname: example.org }
+---`;
+
+const redirectTo = (path: string, redirect: string) => `    - ${exact(path)}
+      filters: [{ type: RequestRedirect, requestRedirect: { hostname: example.org${redirect} } }]`;
+
+export const FILTER_CASES: FilterCase[] = [
+  {
+    name: "HTTPRouteRequestHeaderModifier: set, add, remove, several at once, any case",
+    routes: route("request-header-modifier", HEADER_MODIFIER_RULES("request")),
+    requests: HEADER_MODIFIER_REQUESTS,
+  },
+  {
+    name: "HTTPRouteBackendRequestHeaderModifier: the same, as a backendRef filter",
+    routes: route("backend-request-header-modifier", HEADER_MODIFIER_RULES("backend")),
+    requests: HEADER_MODIFIER_REQUESTS,
+  },
+  {
+    name: "HTTPRouteResponseHeaderModifier: on what the backend answered, names in any case",
+    routes: route(
+      "response-header-modifier",
+      `    - ${prefix("/set")}
+      filters: [{ type: ResponseHeaderModifier, responseHeaderModifier: { set: [{ name: X-Header-Set, value: set-overwrites-values }] } }]
+      ${to("v1")}
+    - ${prefix("/add")}
+      filters: [{ type: ResponseHeaderModifier, responseHeaderModifier: { add: [{ name: X-Header-Add, value: add-appends-values }, { name: x-lowercase-add, value: one }, { name: x-Mixedcase-ADD-1, value: two }, { name: X-UPPERCASE-ADD, value: three }] } }]
+      ${to("v1")}
+    - ${prefix("/remove")}
+      filters: [{ type: ResponseHeaderModifier, responseHeaderModifier: { remove: [X-Header-Remove] } }]
+      ${to("v1")}
+    - ${prefix("/request-and-response")}
+      filters:
+        - { type: RequestHeaderModifier, requestHeaderModifier: { set: [{ name: X-Request-Set, value: req }] } }
+        - { type: ResponseHeaderModifier, responseHeaderModifier: { set: [{ name: X-Response-Set, value: resp }] } }
+      ${to("v1")}`,
+    ),
+    requests: [
+      { path: "/set", headers: { "X-Echo-Set-Header": "X-Header-Set:original" }, expect: { backend: "v1", responseHeaders: { "x-header-set": "set-overwrites-values" } } },
+      {
+        path: "/add",
+        headers: { "X-Echo-Set-Header": "X-Header-Add:original" },
+        expect: {
+          backend: "v1",
+          responseHeaders: { "x-header-add": "original,add-appends-values", "x-lowercase-add": "one", "x-mixedcase-add-1": "two", "x-uppercase-add": "three" },
+        },
+      },
+      { path: "/remove", headers: { "X-Echo-Set-Header": "X-Header-Remove:gone" }, expect: { backend: "v1", responseHeaders: { "x-header-remove": null } } },
+      { path: "/request-and-response", expect: { backend: "v1", upstreamHeaders: { "x-request-set": "req" }, responseHeaders: { "x-response-set": "resp" } } },
+    ],
+  },
+  {
+    name: "HTTPRouteRedirectPath, HostAndStatus and Scheme",
+    routes: route(
+      "redirect",
+      `    - ${prefix("/original-prefix")}
+      filters: [{ type: RequestRedirect, requestRedirect: { path: { type: ReplacePrefixMatch, replacePrefixMatch: /replacement-prefix } } }]
+    - ${prefix("/full")}
+      filters: [{ type: RequestRedirect, requestRedirect: { path: { type: ReplaceFullPath, replaceFullPath: /full-path-replacement } } }]
+    - ${prefix("/path-and-host")}
+      filters: [{ type: RequestRedirect, requestRedirect: { hostname: example.org, path: { type: ReplacePrefixMatch, replacePrefixMatch: /replacement-prefix } } }]
+    - ${prefix("/path-and-status")}
+      filters: [{ type: RequestRedirect, requestRedirect: { statusCode: 301, path: { type: ReplacePrefixMatch, replacePrefixMatch: /replacement-prefix } } }]
+    - ${prefix("/full-path-and-host")}
+      filters: [{ type: RequestRedirect, requestRedirect: { hostname: example.org, path: { type: ReplaceFullPath, replaceFullPath: /replacement-full } } }]
+    - ${prefix("/full-path-and-status")}
+      filters: [{ type: RequestRedirect, requestRedirect: { statusCode: 301, path: { type: ReplaceFullPath, replaceFullPath: /replacement-full } } }]
+    - ${prefix("/hostname-redirect")}
+      filters: [{ type: RequestRedirect, requestRedirect: { hostname: example.org } }]
+    - ${prefix("/host-and-status")}
+      filters: [{ type: RequestRedirect, requestRedirect: { hostname: example.org, statusCode: 301 } }]
+    - ${prefix("/scheme-and-host")}
+      filters: [{ type: RequestRedirect, requestRedirect: { scheme: https, hostname: example.org } }]
+    - ${prefix("/scheme-and-status")}
+      filters: [{ type: RequestRedirect, requestRedirect: { scheme: https, statusCode: 301 } }]
+    - ${prefix("/scheme")}
+      filters: [{ type: RequestRedirect, requestRedirect: { scheme: https } }]
+    - ${prefix("/port-and-host")}
+      filters: [{ type: RequestRedirect, requestRedirect: { port: 8083, hostname: example.org } }]
+    - ${prefix("/port")}
+      filters: [{ type: RequestRedirect, requestRedirect: { port: 8083 } }]
+    - ${prefix("/see-other")}
+      filters: [{ type: RequestRedirect, requestRedirect: { statusCode: 303 } }]
+    - ${prefix("/temporary")}
+      filters: [{ type: RequestRedirect, requestRedirect: { statusCode: 307 } }]
+    - ${prefix("/permanent")}
+      filters: [{ type: RequestRedirect, requestRedirect: { statusCode: 308 } }]`,
+    ),
+    requests: [
+      { host: "redirect.example", path: "/original-prefix/lemon", expect: { status: 302, location: "http://redirect.example/replacement-prefix/lemon" } },
+      { host: "redirect.example", path: "/full/path/original", expect: { status: 302, location: "http://redirect.example/full-path-replacement" } },
+      { host: "redirect.example", path: "/path-and-host", expect: { status: 302, location: "http://example.org/replacement-prefix" } },
+      { host: "redirect.example", path: "/path-and-status", expect: { status: 301, location: "http://redirect.example/replacement-prefix" } },
+      { host: "redirect.example", path: "/full-path-and-host", expect: { status: 302, location: "http://example.org/replacement-full" } },
+      { host: "redirect.example", path: "/full-path-and-status", expect: { status: 301, location: "http://redirect.example/replacement-full" } },
+      { host: "redirect.example", path: "/hostname-redirect", expect: { status: 302, location: "http://example.org/hostname-redirect" } },
+      { host: "redirect.example", path: "/host-and-status", expect: { status: 301, location: "http://example.org/host-and-status" } },
+      { host: "redirect.example", path: "/scheme", expect: { status: 302, location: "https://redirect.example/scheme" } },
+      { host: "redirect.example", path: "/scheme-and-host", expect: { status: 302, location: "https://example.org/scheme-and-host" } },
+      { host: "redirect.example", path: "/scheme-and-status", expect: { status: 301, location: "https://redirect.example/scheme-and-status" } },
+      { host: "redirect.example", path: "/port", expect: { status: 302, location: "http://redirect.example:8083/port" } },
+      { host: "redirect.example", path: "/port-and-host", expect: { status: 302, location: "http://example.org:8083/port-and-host" } },
+      { host: "redirect.example", path: "/see-other?x=1", method: "POST", expect: { status: 303, location: "http://redirect.example/see-other?x=1" } },
+      { host: "redirect.example", path: "/temporary", expect: { status: 307, location: "http://redirect.example/temporary" } },
+      { host: "redirect.example", path: "/permanent", expect: { status: 308, location: "http://redirect.example/permanent" } },
+    ],
+  },
+  {
+    name: "HTTPRouteRedirectPortAndScheme: explicit port, else the scheme's default, else the listener's port",
+    routes: `${PORT_GATEWAY}${route(
+      "redirect-port-and-scheme",
+      [
+        redirectTo("/scheme-nil-and-port-nil", ""),
+        redirectTo("/scheme-nil-and-port-80", ", port: 80"),
+        redirectTo("/scheme-nil-and-port-8080", ", port: 8080"),
+        redirectTo("/scheme-nil-and-port-443", ", port: 443"),
+        redirectTo("/scheme-nil-and-port-8443", ", port: 8443"),
+        redirectTo("/scheme-https-and-port-nil", ", scheme: https"),
+        redirectTo("/scheme-https-and-port-443", ", scheme: https, port: 443"),
+        redirectTo("/scheme-https-and-port-8443", ", scheme: https, port: 8443"),
+        redirectTo("/scheme-http-and-port-nil", ", scheme: http"),
+        redirectTo("/scheme-http-and-port-80", ", scheme: http, port: 80"),
+        redirectTo("/scheme-http-and-port-8080", ", scheme: http, port: 8080"),
+      ].join("\n"),
+      "ports",
+    )}`,
+    requests: [
+      { path: "/scheme-nil-and-port-nil", expect: { status: 302, location: "http://example.org/scheme-nil-and-port-nil" } },
+      { path: "/scheme-nil-and-port-80", expect: { status: 302, location: "http://example.org/scheme-nil-and-port-80" } },
+      { path: "/scheme-nil-and-port-8080", expect: { status: 302, location: "http://example.org:8080/scheme-nil-and-port-8080" } },
+      { path: "/scheme-https-and-port-nil", expect: { status: 302, location: "https://example.org/scheme-https-and-port-nil" } },
+      { path: "/scheme-https-and-port-443", expect: { status: 302, location: "https://example.org/scheme-https-and-port-443" } },
+      { path: "/scheme-https-and-port-8443", expect: { status: 302, location: "https://example.org:8443/scheme-https-and-port-8443" } },
+      { host: "example.org:8080", path: "/scheme-nil-and-port-nil", expect: { status: 302, location: "http://example.org:8080/scheme-nil-and-port-nil" } },
+      { host: "example.org:8080", path: "/scheme-nil-and-port-80", expect: { status: 302, location: "http://example.org/scheme-nil-and-port-80" } },
+      { host: "example.org:8080", path: "/scheme-https-and-port-nil", expect: { status: 302, location: "https://example.org/scheme-https-and-port-nil" } },
+      { scheme: "https", path: "/scheme-nil-and-port-nil", expect: { status: 302, location: "https://example.org/scheme-nil-and-port-nil" } },
+      { scheme: "https", path: "/scheme-nil-and-port-443", expect: { status: 302, location: "https://example.org/scheme-nil-and-port-443" } },
+      { scheme: "https", path: "/scheme-nil-and-port-8443", expect: { status: 302, location: "https://example.org:8443/scheme-nil-and-port-8443" } },
+      { scheme: "https", path: "/scheme-http-and-port-nil", expect: { status: 302, location: "http://example.org/scheme-http-and-port-nil" } },
+      { scheme: "https", path: "/scheme-http-and-port-80", expect: { status: 302, location: "http://example.org/scheme-http-and-port-80" } },
+      { scheme: "https", path: "/scheme-http-and-port-8080", expect: { status: 302, location: "http://example.org:8080/scheme-http-and-port-8080" } },
+    ],
+  },
+  {
+    name: "HTTPRouteBackendRequestRedirect: a redirect placed on the backendRef",
+    routes: route(
+      "backend-redirect",
+      `    - ${prefix("/full")}
+      backendRefs: [{ name: infra-backend-v1, port: 8080, filters: [{ type: RequestRedirect, requestRedirect: { path: { type: ReplaceFullPath, replaceFullPath: /redirected-full } } }] }]
+    - ${prefix("/prefix")}
+      backendRefs: [{ name: infra-backend-v1, port: 8080, filters: [{ type: RequestRedirect, requestRedirect: { path: { type: ReplacePrefixMatch, replacePrefixMatch: /redirected-prefix } } }] }]`,
+    ),
+    requests: [
+      { path: "/full/original", expect: { status: 302, location: "http://example.org/redirected-full" } },
+      { path: "/prefix/original", expect: { status: 302, location: "http://example.org/redirected-prefix/original" } },
+    ],
+  },
+  {
+    name: "HTTPRouteRewritePath: prefix and full-path rewrites, with header changes",
+    routes: route(
+      "rewrite-path",
+      `    - ${prefix("/prefix/one")}
+      filters: [{ type: URLRewrite, urlRewrite: { path: { type: ReplacePrefixMatch, replacePrefixMatch: /one } } }]
+      ${to("v1")}
+    - ${prefix("/strip-prefix")}
+      filters: [{ type: URLRewrite, urlRewrite: { path: { type: ReplacePrefixMatch, replacePrefixMatch: / } } }]
+      ${to("v1")}
+    - ${prefix("/full/one")}
+      filters: [{ type: URLRewrite, urlRewrite: { path: { type: ReplaceFullPath, replaceFullPath: /one } } }]
+      ${to("v1")}
+    - ${prefix("/full/rewrite-path-and-modify-headers")}
+      filters:
+        - { type: URLRewrite, urlRewrite: { path: { type: ReplaceFullPath, replaceFullPath: /test } } }
+        - { type: RequestHeaderModifier, requestHeaderModifier: { set: [{ name: X-Header-Set, value: set-overwrites-values }], add: [{ name: X-Header-Add, value: header-val-1 }, { name: X-Header-Add-Append, value: header-val-2 }], remove: [X-Header-Remove] } }
+      ${to("v1")}
+    - ${prefix("/prefix/rewrite-path-and-modify-headers")}
+      filters:
+        - { type: URLRewrite, urlRewrite: { path: { type: ReplacePrefixMatch, replacePrefixMatch: /prefix } } }
+        - { type: RequestHeaderModifier, requestHeaderModifier: { set: [{ name: X-Header-Set, value: set-overwrites-values }], add: [{ name: X-Header-Add, value: header-val-1 }, { name: X-Header-Add-Append, value: header-val-2 }], remove: [X-Header-Remove] } }
+      ${to("v1")}`,
+    ),
+    requests: [
+      { path: "/prefix/one/two", expect: { backend: "v1", upstreamPath: "/one/two" } },
+      { path: "/strip-prefix/three", expect: { backend: "v1", upstreamPath: "/three" } },
+      { path: "/strip-prefix", expect: { backend: "v1", upstreamPath: "/" } },
+      { path: "/full/one/two", expect: { backend: "v1", upstreamPath: "/one" } },
+      ...["/full/rewrite-path-and-modify-headers/test", "/prefix/rewrite-path-and-modify-headers/one"].map(
+        (path): Exchange => ({
+          path,
+          headers: { "X-Header-Add-Append": "append-val-1", "X-Header-Remove": "remove-val" },
+          expect: {
+            backend: "v1",
+            upstreamPath: path.startsWith("/full") ? "/test" : "/prefix/one",
+            upstreamHeaders: {
+              "x-header-set": "set-overwrites-values",
+              "x-header-add": "header-val-1",
+              "x-header-add-append": "append-val-1,header-val-2",
+              "x-header-remove": null,
+            },
+          },
+        }),
+      ),
+    ],
+  },
+  {
+    name: "HTTPRouteRewriteHost: the rewritten host reaches the backend as X-Forwarded-Host",
+    routes: route(
+      "rewrite-host",
+      `    - ${prefix("/one")}
+      filters: [{ type: URLRewrite, urlRewrite: { hostname: one.example.org } }]
+      ${to("v1")}
+    - filters: [{ type: URLRewrite, urlRewrite: { hostname: example.org } }]
+      ${to("v2")}
+    - ${prefix("/rewrite-host-and-modify-headers")}
+      filters:
+        - { type: URLRewrite, urlRewrite: { hostname: test.example.org } }
+        - { type: RequestHeaderModifier, requestHeaderModifier: { set: [{ name: X-Header-Set, value: set-overwrites-values }] } }
+      ${to("v2")}`,
+      "same-namespace",
+      "  hostnames: [rewrite.example]\n",
+    ),
+    requests: [
+      { host: "rewrite.example", path: "/one", expect: { backend: "v1", upstreamHeaders: { "x-forwarded-host": "one.example.org" } } },
+      { host: "rewrite.example", path: "/two", expect: { backend: "v2", upstreamHeaders: { "x-forwarded-host": "example.org" } } },
+      {
+        host: "rewrite.example",
+        path: "/rewrite-host-and-modify-headers",
+        expect: { backend: "v2", upstreamHeaders: { "x-forwarded-host": "test.example.org", "x-header-set": "set-overwrites-values" } },
+      },
+    ],
+  },
+  {
+    name: "HTTPRouteBackendURLRewrite: a rewrite placed on the backendRef",
+    routes: route(
+      "backend-rewrite",
+      `    - ${prefix("/full")}
+      backendRefs: [{ name: infra-backend-v1, port: 8080, filters: [{ type: URLRewrite, urlRewrite: { path: { type: ReplaceFullPath, replaceFullPath: /rewritten-full } } }] }]
+    - ${prefix("/prefix")}
+      backendRefs: [{ name: infra-backend-v1, port: 8080, filters: [{ type: URLRewrite, urlRewrite: { path: { type: ReplacePrefixMatch, replacePrefixMatch: /rewritten-prefix } } }] }]`,
+    ),
+    requests: [
+      { path: "/full/original", expect: { backend: "v1", upstreamPath: "/rewritten-full" } },
+      { path: "/prefix/original", expect: { backend: "v1", upstreamPath: "/rewritten-prefix/original" } },
+    ],
+  },
+  {
+    name: "HTTPRouteInvalidNonExistentBackendRef and HTTPRouteNoBackendRefs: 500, and the rest forwards",
+    routes: route(
+      "no-backends",
+      `    - ${exact("/nonexistent")}
+      backendRefs: [{ name: nonexistent, port: 8080 }]
+    - ${exact("/omitted-no-forward")}
+    - ${exact("/empty-no-forward")}
+      backendRefs: []
+    - ${prefix("/")}
+      ${to("v1")}`,
+    ),
+    requests: [
+      { path: "/nonexistent", expect: { status: 500, error: "BACKEND_NOT_RESOLVED" } },
+      { path: "/omitted-no-forward", expect: { status: 500, error: "NO_BACKEND" } },
+      { path: "/empty-no-forward", expect: { status: 500, error: "NO_BACKEND" } },
+      { path: "/forward", expect: { backend: "v1" } },
+    ],
+  },
+  {
+    name: "HTTPRouteTimeoutRequest and HTTPRouteTimeoutBackendRequest: 504 past the limit, 0s disables",
+    routes: route(
+      "timeouts",
+      `    - ${prefix("/request-timeout")}
+      timeouts: { request: 500ms }
+      ${to("v1")}
+    - ${prefix("/disable-request-timeout")}
+      timeouts: { request: 0s }
+      ${to("v1")}
+    - ${prefix("/backend-request-timeout")}
+      timeouts: { backendRequest: 500ms }
+      ${to("v1")}
+    - ${prefix("/disable-backend-request-timeout")}
+      timeouts: { request: 0s, backendRequest: 0s }
+      ${to("v1")}`,
+    ),
+    requests: [
+      { path: "/request-timeout", expect: { backend: "v1" } },
+      { path: "/request-timeout?delay=1s", expect: { status: 504, error: "UPSTREAM_TIMEOUT" } },
+      { path: "/disable-request-timeout?delay=1s", expect: { backend: "v1" } },
+      { path: "/backend-request-timeout", expect: { backend: "v1" } },
+      { path: "/backend-request-timeout?delay=1s", expect: { status: 504, error: "UPSTREAM_TIMEOUT" } },
+      { path: "/disable-backend-request-timeout?delay=1s", expect: { backend: "v1" } },
+    ],
+  },
+  {
+    name: "HTTPRouteRetry: listed codes are retried up to `attempts` more times; others are not",
+    routes: route(
+      "retry",
+      `    - ${prefix("/retry/code-500-attempts-3")}
+      retry: { codes: [500], attempts: 3, backoff: 1ms }
+      ${to("v3")}
+    - ${prefix("/retry/code-all-attempts-2")}
+      retry: { codes: [500, 502, 503, 504], attempts: 2, backoff: 1ms }
+      ${to("v3")}`,
+    ),
+    requests: [
+      { path: `/retry/code-500-attempts-3?status=500&succeedAfter=2&key=${RUN}-a`, expect: { backend: "v3" } },
+      { path: `/retry/code-500-attempts-3?status=500&succeedAfter=4&key=${RUN}-b`, expect: { status: 500 } },
+      { path: `/retry/code-500-attempts-3?status=503&succeedAfter=2&key=${RUN}-c`, expect: { status: 503 } },
+      ...[500, 502, 503, 504].flatMap((code): Exchange[] => [
+        { path: `/retry/code-all-attempts-2?status=${code}&succeedAfter=1&key=${RUN}-${code}-1`, expect: { backend: "v3" } },
+        { path: `/retry/code-all-attempts-2?status=${code}&succeedAfter=3&key=${RUN}-${code}-3`, expect: { status: code } },
+      ]),
+    ],
+  },
+];

@@ -1,0 +1,127 @@
+/**
+ * What the sync prints for routes it must reject (invalid filter combinations, unsafe values), and
+ * that everything else it was given still serves.
+ */
+import { afterAll, beforeAll, describe, it } from "vitest";
+import type { LocalGateway } from "../../scripts/lib/local-gateway";
+import type { Origin } from "../../scripts/lib/origin-server";
+import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
+import { type CliRun, startGateway, startOrigins, Workspace } from "./harness";
+
+const EDGE = `apiVersion: kedge.dev/v1alpha1
+kind: EdgeConfig
+metadata: { name: validation }
+spec: { gatewayClassName: kedge, clusters: [{ name: c1 }] }
+`;
+
+/** One rejected route per entry: its rule (YAML), the field and reason the sync must name. */
+const REJECTED: Record<string, { rule: string; field: string; reason: string; message: RegExp }> = {
+  "redirect-with-backends": {
+    rule: "{ matches: [{ path: { value: /r1 } }], filters: [{ type: RequestRedirect, requestRedirect: { scheme: https } }], backendRefs: [{ name: web, port: 8080 }] }",
+    field: "spec.rules[0].filters",
+    reason: "UnsupportedValue",
+    message: /RequestRedirect cannot be combined with backendRefs/,
+  },
+  "redirect-with-rewrite": {
+    rule: "{ matches: [{ path: { value: /r2 } }], filters: [{ type: RequestRedirect, requestRedirect: { scheme: https } }, { type: URLRewrite, urlRewrite: { hostname: a.example } }] }",
+    field: "spec.rules[0].filters",
+    reason: "UnsupportedValue",
+    message: /RequestRedirect and URLRewrite cannot be combined/,
+  },
+  "prefix-rewrite-without-one-prefix": {
+    rule: "{ matches: [{ path: { type: Exact, value: /r3 } }], filters: [{ type: URLRewrite, urlRewrite: { path: { type: ReplacePrefixMatch, replacePrefixMatch: /x } } }], backendRefs: [{ name: web, port: 8080 }] }",
+    field: "spec.rules[0].filters[0].urlRewrite.path.type",
+    reason: "UnsupportedValue",
+    message: /ReplacePrefixMatch needs exactly one match, and it must be a PathPrefix/,
+  },
+  "bad-path": {
+    rule: "{ matches: [{ path: { value: /r4/../etc } }], backendRefs: [{ name: web, port: 8080 }] }",
+    field: "spec.rules[0].matches[0].path.value",
+    reason: "UnsupportedValue",
+    message: /path/,
+  },
+  "header-value-crlf": {
+    rule: '{ matches: [{ path: { value: /r5 } }], filters: [{ type: RequestHeaderModifier, requestHeaderModifier: { set: [{ name: X-A, value: "a\\r\\nInjected: 1" }] } }], backendRefs: [{ name: web, port: 8080 }] }',
+    field: "spec.rules[0].filters[0].requestHeaderModifier.set[0].value",
+    reason: "UnsupportedValue",
+    message: /value/,
+  },
+  "header-name-invalid": {
+    rule: '{ matches: [{ path: { value: /r6 }, headers: [{ name: "bad name", value: x }] }], backendRefs: [{ name: web, port: 8080 }] }',
+    field: "spec.rules[0].matches[0].headers[0].name",
+    reason: "UnsupportedValue",
+    message: /name/,
+  },
+  "bad-duration": {
+    rule: "{ matches: [{ path: { value: /r7 } }], timeouts: { request: 1.5s }, backendRefs: [{ name: web, port: 8080 }] }",
+    field: "spec.rules[0].timeouts.request",
+    reason: "UnsupportedValue",
+    message: /is not a duration/,
+  },
+  "redos-regex": {
+    rule: '{ matches: [{ path: { type: RegularExpression, value: "/r8/(a+)+$" } }], backendRefs: [{ name: web, port: 8080 }] }',
+    field: "spec.rules[0].matches[0].path.value",
+    reason: "UnsupportedValue",
+    message: /./,
+  },
+};
+
+const rejectedRoute = (name: string, rule: string) => `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: ${name}, namespace: shop }
+spec:
+  parentRefs: [{ name: gw }]
+  rules: [${rule}]
+`;
+
+describe("validation: rejected routes are reported; the rest serves", () => {
+  const ws = new Workspace();
+  let origins: Record<string, Origin>;
+  let gateway: LocalGateway;
+  let run: CliRun;
+
+  beforeAll(async () => {
+    origins = await startOrigins(["web"]);
+    ws.write({
+      "kedge.yaml": EDGE,
+      "clusters/c1/app.yaml": yamlDocs(
+        gatewayAndRoute({ namespace: "shop", route: "ok", rules: "    - matches: [{ path: { value: /ok } }]\n      backendRefs: [{ name: web, port: 8080 }]" }),
+        service("web", "shop"),
+        endpointSlice({ service: "web", name: "web-1", namespace: "shop", port: origins.web!.port }),
+        ...Object.entries(REJECTED).map(([name, r]) => rejectedRoute(name, r.rule)),
+      ),
+    });
+    run = await ws.sync();
+    gateway = await startGateway(ws.state, "validation");
+  });
+
+  afterAll(async () => {
+    await gateway?.dispose();
+    await Promise.all(Object.values(origins ?? {}).map((o) => o.close()));
+    ws.remove();
+  });
+
+  it("the sync exits 0 and names each rejected route's field, reason and file", async ({ expect }) => {
+    expect(run.code).toBe(0);
+    for (const [name, r] of Object.entries(REJECTED)) {
+      const line = run.stdout.split("\n").find((l) => l.includes(`✗ HTTPRoute shop/${name} `));
+      expect(line, name).toBeDefined();
+      expect(line, name).toContain(`${r.field}: ${r.reason}: `);
+      expect(line, name).toMatch(r.message);
+      expect(line, name).toMatch(/the route is not served \(.*clusters\/c1\/app\.yaml:\d+\)/);
+      expect(run.stdout, name).toMatch(new RegExp(`parent shop/gw: Accepted=False ${r.reason}`));
+    }
+    expect(run.stdout).toMatch(new RegExp(`${Object.keys(REJECTED).length} rejected`));
+  });
+
+  it("the valid route serves and the rejected ones are not served", async ({ expect }) => {
+    const ok = await gateway.miniflare.dispatchFetch("http://shop.example.com/ok");
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { endpoint: string }).endpoint).toBe("web");
+    for (const path of ["/r1", "/r2", "/r3", "/r5", "/r7", "/r8/aaa"]) {
+      const response = await gateway.miniflare.dispatchFetch(`http://shop.example.com${path}`);
+      expect(response.status, path).toBe(404);
+      await response.arrayBuffer();
+    }
+  });
+});
