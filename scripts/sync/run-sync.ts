@@ -1,5 +1,8 @@
 /** @module One sync run: load ▸ compile ▸ report ▸ (strict gate) ▸ push or dry-run or rollback. Returns the exit code. */
 import { compileRouteTable } from "../../src/compile/compile-route-table";
+import { canonicalJson } from "../../src/table/canonical-json";
+import { KV_VALUE_LIMIT_BYTES } from "../../src/table/kv-keys";
+import type { RouteTable } from "../../src/table/route-table";
 import { readWranglerFacts } from "../lib/wrangler-config";
 import type { SyncOptions } from "./args";
 import { diffTables } from "./diff-tables";
@@ -9,6 +12,7 @@ import { openLocalKv } from "./local-kv";
 import { pushTable, readCurrentTable, readHistory, rollbackTable } from "./publish";
 import { openRemoteKv } from "./remote-kv";
 import { unreachableEndpoints } from "./unreachable-endpoints";
+import { UserError } from "./user-error";
 import { formatReport } from "./report";
 import { writeStatusFiles } from "./write-status";
 
@@ -35,6 +39,17 @@ async function withStore<T>(options: SyncOptions, use: (kv: KvStore) => Promise<
   }
 }
 
+/** A table KV cannot hold is refused before anything is written (exit 2). */
+export function assertStorable(table: RouteTable, limit = KV_VALUE_LIMIT_BYTES): void {
+  const bytes = new TextEncoder().encode(canonicalJson(table)).length;
+  if (bytes <= limit) return;
+  const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
+  throw new UserError(
+    `table ${table.name} is ${mib(bytes)} (${table.rules.length} rules, ${Object.keys(table.backends).length} backends); a Workers KV value holds at most ${mib(limit)}`,
+    "split the clusters' Gateways across several edges (one kedge.yaml and Worker each, different metadata.name); nothing was written",
+  );
+}
+
 export async function runSync(options: SyncOptions, io: Output): Promise<number> {
   const loaded = loadConfig(options.configDir);
   const name = loaded.edge.name;
@@ -50,6 +65,7 @@ export async function runSync(options: SyncOptions, io: Output): Promise<number>
   }
 
   const result = await compileRouteTable(loaded.edge, loaded.manifests);
+  assertStorable(result.table);
   const rejected = result.diagnostics.some((d) => d.severity === "error");
   const clusters = loaded.edge.clusters.map((c) => c.name);
   if (options.statusOut) writeStatusFiles(options.statusOut, result.statuses);

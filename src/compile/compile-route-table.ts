@@ -120,7 +120,10 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
   const served = listeners.filter(isServed);
   const mirrors = (filters: CompiledFilter[]) => filters.flatMap((f) => (f.type === "RequestMirror" ? [f.backend] : []));
   const used = new Set(
-    rules.flatMap((r) => [...mirrors(r.filters), ...r.backendRefs.flatMap((b) => [...(b.backend ? [b.backend] : []), ...mirrors(b.filters)])]),
+    rules.flatMap((r) => [
+      ...mirrors(r.filters),
+      ...r.backendRefs.flatMap((b) => [...(b.backend ? [b.backend] : []), ...mirrors(b.filters)]),
+    ]),
   );
   const hosts: RouteTable["hosts"] = {};
   for (const protocol of ["HTTP", "HTTPS"] as Protocol[]) {

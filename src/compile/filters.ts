@@ -115,8 +115,18 @@ function compileMirror(raw: unknown, at: string, ctx: FilterContext): CompiledFi
     const f = isJsonObject(m.fraction) ? m.fraction : {};
     const numerator = f.numerator;
     const denominator = f.denominator ?? 100;
-    if (!Number.isInteger(numerator) || !Number.isInteger(denominator) || (denominator as number) < 1 || (numerator as number) < 0 || (numerator as number) > (denominator as number)) {
-      return { field: `${at}.fraction`, reason: "UnsupportedValue", message: "fraction needs 0 <= numerator <= denominator, denominator >= 1" };
+    if (
+      !Number.isInteger(numerator) ||
+      !Number.isInteger(denominator) ||
+      (denominator as number) < 1 ||
+      (numerator as number) < 0 ||
+      (numerator as number) > (denominator as number)
+    ) {
+      return {
+        field: `${at}.fraction`,
+        reason: "UnsupportedValue",
+        message: "fraction needs 0 <= numerator <= denominator, denominator >= 1",
+      };
     }
     percent = ((numerator as number) / (denominator as number)) * 100;
   }
@@ -139,7 +149,8 @@ export function compileFilters(raw: unknown, at: string, ctx: FilterContext): Co
     const here = `${at}[${i}]`;
     if (!isJsonObject(f) || typeof f.type !== "string") return { field: here, reason: "UnsupportedValue", message: "filter needs a type" };
     // RequestMirror may repeat; every other filter type appears at most once (CEL).
-    if (seen.has(f.type) && f.type !== "RequestMirror") return { field: here, reason: "UnsupportedValue", message: `${f.type} may appear only once` };
+    if (seen.has(f.type) && f.type !== "RequestMirror")
+      return { field: here, reason: "UnsupportedValue", message: `${f.type} may appear only once` };
     seen.add(f.type);
     switch (f.type) {
       case "RequestHeaderModifier":

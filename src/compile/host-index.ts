@@ -43,8 +43,13 @@ function hostScore(hostnames: string[] | null, host: string): HostScore | null {
  * Candidate match indexes for one host, in precedence order. This is also the reference ("linear")
  * matcher: it scans every attachment, which is what the index saves the Worker from doing.
  */
-export function candidatesForHost(attachments: IndexedAttachment[], host: string): number[] {
-  const bestListener = Math.max(-1, ...attachments.map((a) => listenerScore(a.listener, host)));
+export function candidatesForHost(
+  attachments: IndexedAttachment[],
+  host: string,
+  listeners: EdgeListener[] = [...new Set(attachments.map((a) => a.listener))],
+): number[] {
+  let bestListener = -1;
+  for (const l of listeners) bestListener = Math.max(bestListener, listenerScore(l, host));
   if (bestListener < 0) return [];
   const ranked: { score: HostScore; ranked: RankedMatch }[] = [];
   const seen = new Set<number>();
@@ -67,13 +72,29 @@ export function buildHostIndex(protocol: Protocol, listeners: EdgeListener[], at
   const patterns = new Set<string>();
   for (const l of listeners) if (l.protocol === protocol && l.hostname) patterns.add(l.hostname);
   for (const a of ofProtocol) for (const h of a.hostnames ?? []) patterns.add(h);
-  const index: HostIndex = { exact: {}, wildcard: {}, any: candidatesForHost(ofProtocol, "") };
+  // Only attachments that can serve a host take part in its ranking: those naming it exactly, and those
+  // with a wildcard or no hostname. This keeps the build near-linear in routes instead of hosts × routes.
+  const attachedListeners = [...new Set(ofProtocol.map((a) => a.listener))];
+  const byExactHost = new Map<string, IndexedAttachment[]>();
+  const broad: IndexedAttachment[] = [];
+  for (const a of ofProtocol) {
+    if (a.hostnames === null || a.hostnames.some(isWildcard)) broad.push(a);
+    for (const h of a.hostnames ?? []) {
+      if (isWildcard(h)) continue;
+      const list = byExactHost.get(h) ?? [];
+      list.push(a);
+      byExactHost.set(h, list);
+    }
+  }
+  const rank = (host: string, named: IndexedAttachment[] = []) =>
+    candidatesForHost([...new Set([...named, ...broad])], host, attachedListeners);
+  const index: HostIndex = { exact: {}, wildcard: {}, any: rank("") };
   for (const pattern of [...patterns].sort()) {
     if (isWildcard(pattern)) {
       // A one-label host under the suffix that no exact name equals stands for "any other host here".
-      index.wildcard[pattern.slice(2)] = candidatesForHost(ofProtocol, `\u0000.${pattern.slice(2)}`);
+      index.wildcard[pattern.slice(2)] = rank(`\u0000.${pattern.slice(2)}`);
     } else {
-      index.exact[pattern] = candidatesForHost(ofProtocol, pattern);
+      index.exact[pattern] = rank(pattern, byExactHost.get(pattern));
     }
   }
   return index;

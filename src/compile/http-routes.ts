@@ -110,7 +110,15 @@ function compileRules(
     if (isProblem(retry)) return retry;
     const session = ruleSession(ctx, route, rule, i, refs.refs, warnings);
     if (isProblem(session)) return session;
-    rules.push({ index: i, matches, filters, backendRefs: refs.refs, timeouts, ...(retry ? { retry } : {}), ...(session ? { session } : {}) });
+    rules.push({
+      index: i,
+      matches,
+      filters,
+      backendRefs: refs.refs,
+      timeouts,
+      ...(retry ? { retry } : {}),
+      ...(session ? { session } : {}),
+    });
   }
   if (matchCount > 128)
     return { field: "spec.rules", reason: "UnsupportedValue", message: "a route may have at most 128 matches in total" };

@@ -2,14 +2,15 @@
  * @module A RouteTable made ready for lookups, once per table load: host maps, compiled regexes,
  * cumulative weights. Nothing here is rebuilt per request.
  */
+import { buildCandidateSet, type CandidateSet } from "./candidate-set";
 import { type EndpointPool, PoolCache, poolOf } from "./locality";
 import { type WeightedChoice, weightedChoice } from "./weighted-choice";
 import type { CompiledBackend, CompiledMatch, CompiledRule, HostIndex, Protocol, RouteTable } from "../table/route-table";
 
 export interface PreparedHostIndex {
-  exact: Map<string, number[]>;
-  wildcard: Map<string, number[]>;
-  any: number[];
+  exact: Map<string, CandidateSet>;
+  wildcard: Map<string, CandidateSet>;
+  any: CandidateSet;
 }
 
 /** A match with its regular expressions compiled (full-match, case-sensitive). */
@@ -41,14 +42,16 @@ export interface PreparedTable {
 
 const fullMatch = (pattern: string): RegExp => new RegExp(`^(?:${pattern})$`, "u");
 
-function prepareHostIndex(index: HostIndex): PreparedHostIndex {
-  return { exact: new Map(Object.entries(index.exact)), wildcard: new Map(Object.entries(index.wildcard)), any: index.any };
+function prepareHostIndex(index: HostIndex, matches: CompiledMatch[]): PreparedHostIndex {
+  const sets = (record: Record<string, number[]>) => new Map(Object.entries(record).map(([k, v]) => [k, buildCandidateSet(v, matches)]));
+  return { exact: sets(index.exact), wildcard: sets(index.wildcard), any: buildCandidateSet(index.any, matches) };
 }
 
 /** Builds the lookup structures for a parsed table. */
 export function prepareTable(table: RouteTable): PreparedTable {
   const hosts: PreparedTable["hosts"] = {};
-  for (const [protocol, index] of Object.entries(table.hosts) as [Protocol, HostIndex][]) hosts[protocol] = prepareHostIndex(index);
+  for (const [protocol, index] of Object.entries(table.hosts) as [Protocol, HostIndex][])
+    hosts[protocol] = prepareHostIndex(index, table.matches);
   const matches = table.matches.map((match) => ({
     match,
     pathRegex: match.path.type === "RegularExpression" ? fullMatch(match.path.value) : undefined,

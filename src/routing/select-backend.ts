@@ -5,7 +5,7 @@
 import type { CompiledBackendRef, CompiledEndpoint } from "../table/route-table";
 import { nearestPool, type RequestLocation } from "./locality";
 import type { PreparedBackend, PreparedTable } from "./prepared-table";
-import { pickWeighted } from "./weighted-choice";
+import { pickWeighted, weightedChoice } from "./weighted-choice";
 
 export type BackendChoice =
   | { kind: "backend"; ref: CompiledBackendRef; backend: PreparedBackend }
@@ -33,8 +33,14 @@ export function pickEndpoint(
   backend: PreparedBackend,
   random: number,
   at: RequestLocation = {},
+  avoid?: (e: CompiledEndpoint) => boolean,
 ): CompiledEndpoint | null {
   const policy = prepared.table.locality;
   const pool = policy ? backend.nearby.get(at, () => nearestPool(policy, backend.pool.endpoints, at)) : backend.pool;
+  if (avoid && pool.endpoints.some(avoid)) {
+    // Some endpoints are to be avoided (ejected, or already tried): choose among the rest, if any.
+    const rest = pool.endpoints.filter((e) => !avoid(e));
+    return rest[pickWeighted(weightedChoice(rest.map((e) => e.weight)), random)] ?? null;
+  }
   return pool.endpoints[pickWeighted(pool.choice, random)] ?? null;
 }

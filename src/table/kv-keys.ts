@@ -12,3 +12,6 @@ export const KV_KEYS = {
   /** The kept versions, newest first, for rollback and pruning. */
   history: (table: string): string => `table/${table}/history`,
 } as const;
+
+/** Workers KV's largest value: a table blob above it cannot be stored. */
+export const KV_VALUE_LIMIT_BYTES = 25 * 1024 * 1024;

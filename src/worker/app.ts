@@ -4,7 +4,7 @@
  */
 import { Hono } from "hono";
 import type { RequestLocation } from "../routing/locality";
-import type { CompiledFilter } from "../table/route-table";
+import type { CompiledEndpoint, CompiledFilter } from "../table/route-table";
 import { matchRequest } from "../routing/match-request";
 import { redirectLocation } from "../routing/redirect";
 import { pickBackend, pickEndpoint } from "../routing/select-backend";
@@ -13,6 +13,9 @@ import { errorResponse, GatewayError } from "./errors";
 import { proxyToEndpoint } from "./proxy";
 import { resumeSession, type SessionDeps, startSession } from "./sticky-session";
 import { attachToken } from "../session/session-cookie";
+import { OutlierDetector } from "./outlier-detector";
+import { checkRequestLimits } from "./request-limits";
+import { STATUS_PATH, statusBody, tokensEqual } from "./status-endpoint";
 import { loadRouteTable, tableName } from "./table-loader";
 
 /** Lower-case host without port, from the URL (workerd builds it from the Host header). */
@@ -35,9 +38,12 @@ export interface AppOptions {
 export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   const now = options.now ?? Date.now;
   const app = new Hono<AppEnv>();
+  // Passive health is per isolate: what this isolate saw of each endpoint.
+  const outliers = new OutlierDetector();
 
   app.use(async (c, next) => {
     c.set("requestId", c.req.header("cf-ray") ?? crypto.randomUUID());
+    checkRequestLimits(c.req.raw);
     await next();
   });
 
@@ -50,6 +56,11 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
         `no route table "${tableName(c.env)}" has been pushed to this edge yet; run \`npm run sync\``,
       );
     const url = new URL(c.req.url);
+    if (url.pathname === STATUS_PATH && c.env.KEDGE_STATUS_TOKEN) {
+      const given = c.req.header("authorization")?.replace(/^Bearer\s+/i, "") ?? "";
+      if (!(await tokensEqual(given, c.env.KEDGE_STATUS_TOKEN))) throw new GatewayError("UNAUTHORIZED", "a valid status token is required");
+      return c.json(statusBody(prepared, outliers, Date.now()), 200, { "cache-control": "no-store", "x-request-id": requestId });
+    }
     const host = requestHost(url);
     const scheme = url.protocol === "https:" ? "https" : "http";
     const match = matchRequest(prepared, {
@@ -65,7 +76,10 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     const redirectTo = (filter: CompiledFilter | undefined): Response | null => {
       if (filter?.type !== "RequestRedirect") return null;
       const facts = { scheme, host, path: url.pathname, search: url.search, listenerPort: match.rule.listenerPort } as const;
-      return new Response(null, { status: filter.statusCode, headers: { location: redirectLocation(filter, facts), "x-request-id": requestId } });
+      return new Response(null, {
+        status: filter.statusCode,
+        headers: { location: redirectLocation(filter, facts), "x-request-id": requestId },
+      });
     };
     const ruleRedirect = redirectTo(match.rule.filters.find((f) => f.type === "RequestRedirect"));
     if (ruleRedirect) return ruleRedirect;
@@ -87,13 +101,26 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     const backendRedirect = redirectTo(choice.ref.filters.find((f) => f.type === "RequestRedirect"));
     if (backendRedirect) return backendRedirect;
     const location = requestLocation(c.req.raw);
-    const pick = () => pickEndpoint(prepared, choice.backend, Math.random(), location);
-    const endpoint = pick();
+    const clock = Date.now();
+    const ejected = (e: CompiledEndpoint) => outliers.isEjected(e.id, clock);
+    const endpoint = pickEndpoint(prepared, choice.backend, Math.random(), location, outliers.anyEjected ? ejected : undefined);
+    // A retry avoids the endpoints already tried, and their clusters when another cluster can serve.
+    const nextEndpoint = (tried: CompiledEndpoint[]) => {
+      const clusters = new Set(tried.map((t) => t.cluster));
+      const avoid = (cluster: boolean) => (e: CompiledEndpoint) => tried.includes(e) || ejected(e) || (cluster && clusters.has(e.cluster));
+      return (
+        pickEndpoint(prepared, choice.backend, Math.random(), location, avoid(true)) ??
+        pickEndpoint(prepared, choice.backend, Math.random(), location, avoid(false))
+      );
+    };
+    const peers = choice.backend.backend.endpoints;
+    const onOutcome = (e: CompiledEndpoint, healthy: boolean) =>
+      healthy ? outliers.recordSuccess(e.id) : outliers.recordFailure(e, peers, Date.now());
     if (!endpoint) throw new GatewayError("NO_HEALTHY_ENDPOINT", `backend ${choice.backend.backend.id} has no ready endpoint`);
     // A new session is stored while the upstream works; its token joins the response.
     const backendId = choice.backend.backend.id;
     let token = session ? startSession(deps, session, backendId, endpoint.id) : null;
-    const sent = await proxyToEndpoint({ ...forward, mirror, backendFilters: choice.ref.filters, endpoint, nextEndpoint: pick });
+    const sent = await proxyToEndpoint({ ...forward, mirror, backendFilters: choice.ref.filters, endpoint, nextEndpoint, onOutcome });
     // A retry answered from another endpoint: pin that one instead.
     if (session && sent.endpoint.id !== endpoint.id) token = startSession(deps, session, backendId, sent.endpoint.id);
     const issued = await token;

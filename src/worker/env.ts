@@ -5,9 +5,10 @@
 
 /**
  * ROUTES (route tables), SESSIONS (SessionStore), KEDGE_TABLE (which table), TABLE_REFRESH_SECONDS, and
- * the secret SESSION_HMAC_KEY (`wrangler secret put`; secrets are not in wrangler.toml, so not generated).
+ * the secrets SESSION_HMAC_KEY and KEDGE_STATUS_TOKEN (`wrangler secret put`; secrets are not in
+ * wrangler.toml, so not generated).
  */
-export type Env = Cloudflare.Env & { SESSION_HMAC_KEY?: string };
+export type Env = Cloudflare.Env & { SESSION_HMAC_KEY?: string; KEDGE_STATUS_TOKEN?: string };
 
 export interface AppEnv {
   Bindings: Env;

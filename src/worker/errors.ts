@@ -15,6 +15,10 @@ export const ERROR_CODES = {
   UPSTREAM_TIMEOUT: 504,
   MTLS_BINDING_MISSING: 502,
   BAD_REQUEST: 400,
+  URI_TOO_LONG: 414,
+  HEADERS_TOO_LARGE: 431,
+  UNAUTHORIZED: 401,
+  EGRESS_NOT_ALLOWED: 502,
   INTERNAL_ERROR: 500,
 } as const satisfies Record<string, ContentfulStatusCode>;
 

@@ -17,8 +17,10 @@ export interface ProxyInput extends RequestFacts {
   endpoint: CompiledEndpoint;
   /** The table, the Worker's bindings (mTLS certificates) and waitUntil, for mirrors and sends. */
   mirror: MirrorContext;
-  /** Another endpoint of the same backend for a retry; absent retries the same endpoint. */
-  nextEndpoint?: () => CompiledEndpoint | null;
+  /** Another endpoint of the same backend for a retry, avoiding those tried; absent retries the same endpoint. */
+  nextEndpoint?: (tried: CompiledEndpoint[]) => CompiledEndpoint | null;
+  /** Told the outcome of every try (passive health). */
+  onOutcome?: (endpoint: CompiledEndpoint, healthy: boolean) => void;
 }
 
 /** Sends the request upstream and returns the origin's response (streamed) and the endpoint that answered. */
@@ -37,6 +39,7 @@ export async function proxyToEndpoint(input: ProxyInput): Promise<{ response: Re
     timeouts: rule.timeouts,
     retry: rule.retry,
     nextEndpoint: input.nextEndpoint,
+    onOutcome: input.onOutcome,
   });
   const { response: answer, endpoint } = sent;
   if (upstream.webSocket && answer.status === 101) return { response: answer, endpoint };

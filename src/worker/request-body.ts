@@ -16,7 +16,8 @@ export type RequestBody =
 export async function readRequestBody(request: Request, replayWanted: boolean): Promise<RequestBody> {
   if (request.method === "GET" || request.method === "HEAD" || request.body === null) return { kind: "none" };
   const length = Number(request.headers.get("content-length") ?? Number.NaN);
-  if (replayWanted && Number.isFinite(length) && length <= MAX_REPLAY_BYTES) return { kind: "buffered", bytes: await request.arrayBuffer() };
+  if (replayWanted && Number.isFinite(length) && length <= MAX_REPLAY_BYTES)
+    return { kind: "buffered", bytes: await request.arrayBuffer() };
   return { kind: "stream", stream: request.body };
 }
 

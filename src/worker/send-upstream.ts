@@ -15,8 +15,10 @@ export interface SendPlan {
   bindings: object;
   timeouts?: { requestMs?: number; backendRequestMs?: number };
   retry?: CompiledRetry;
-  /** Another endpoint for a retry; absent (or null) retries the same one (e.g. a pinned session). */
-  nextEndpoint?: () => CompiledEndpoint | null;
+  /** Another endpoint for a retry, avoiding those tried; absent (or null) retries the same one (e.g. a pinned session). */
+  nextEndpoint?: (tried: CompiledEndpoint[]) => CompiledEndpoint | null;
+  /** Told the outcome of every try, for passive health. */
+  onOutcome?: (endpoint: CompiledEndpoint, healthy: boolean) => void;
 }
 
 export interface SendResult {
@@ -54,17 +56,26 @@ async function tryOnce(plan: SendPlan, endpoint: CompiledEndpoint, limitMs: numb
   }
 }
 
+/** Methods that may be sent twice without changing their effect (RFC 9110 §9.2.2). */
+const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
+
 export async function sendUpstream(plan: SendPlan): Promise<SendResult> {
   const requestMs = enabled(plan.timeouts?.requestMs);
   const backendMs = enabled(plan.timeouts?.backendRequestMs);
   const deadline = Date.now() + requestMs;
-  const retries = plan.retry && isReplayable(plan.body) ? plan.retry.attempts : 0;
+  const replayable = isReplayable(plan.body);
+  const retries = plan.retry && replayable ? plan.retry.attempts : 0;
+  // Without a retry policy, a connection failure still gets one more try elsewhere when that is safe.
+  const failover = retries === 0 && plan.nextEndpoint && (IDEMPOTENT.has(plan.upstream.method) || plan.body.kind === "buffered") ? 1 : 0;
+  const tried: CompiledEndpoint[] = [];
   let endpoint = plan.endpoint;
   for (let attempt = 0; ; attempt++) {
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new GatewayError("UPSTREAM_TIMEOUT", `no answer within the request timeout of ${requestMs} ms`);
     const limit = Math.min(backendMs, remaining);
+    tried.push(endpoint);
     const outcome = await tryOnce(plan, endpoint, limit);
+    plan.onOutcome?.(endpoint, outcome instanceof Response && outcome.status < 500);
     const last = attempt >= retries;
     if (outcome instanceof Response) {
       if (last || !plan.retry?.codes.includes(outcome.status)) return { response: outcome, endpoint, tries: attempt + 1 };
@@ -76,7 +87,8 @@ export async function sendUpstream(plan: SendPlan): Promise<SendResult> {
       }
       // Connection errors are retried; a try that ran out of backendRequest time counts as a 504.
       const retryable = !timedOut || plan.retry?.codes.includes(504);
-      if (last || !retryable) {
+      const failingOver = !timedOut && attempt < failover && replayable;
+      if ((last && !failingOver) || !retryable) {
         throw timedOut
           ? new GatewayError("UPSTREAM_TIMEOUT", `upstream ${endpoint.id} did not answer within ${limit} ms`, { cause: outcome.cause })
           : new GatewayError("UPSTREAM_UNREACHABLE", `upstream ${endpoint.id} could not be reached`, { cause: outcome.cause });
@@ -84,6 +96,6 @@ export async function sendUpstream(plan: SendPlan): Promise<SendResult> {
     }
     const wait = Math.min(plan.retry?.backoffMs ?? 0, deadline - Date.now());
     if (wait > 0) await sleep(wait);
-    endpoint = plan.nextEndpoint?.() ?? endpoint;
+    endpoint = plan.nextEndpoint?.(tried) ?? endpoint;
   }
 }

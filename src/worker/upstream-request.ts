@@ -7,6 +7,7 @@ import { applyHeaderModifier } from "../routing/header-modifier";
 import { modifyPath } from "../routing/rewrite-path";
 import type { CompiledEndpoint, CompiledFilter } from "../table/route-table";
 import { setForwardedHeaders, stripHopByHop } from "./forwarding-headers";
+import { stripInternalHeaders } from "./request-limits";
 
 export interface UpstreamRequest {
   method: string;
@@ -31,6 +32,7 @@ export function buildUpstreamRequest(facts: RequestFacts, filters: CompiledFilte
   const headers = new Headers(request.headers);
   const webSocket = isWebSocket(request);
   stripHopByHop(headers, webSocket);
+  stripInternalHeaders(headers);
   let path = url.pathname;
   let host = facts.host;
   for (const f of filters) {

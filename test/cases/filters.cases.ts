@@ -69,14 +69,31 @@ const HEADER_MODIFIER_RULES = (kind: "request" | "backend") => {
 };
 
 const HEADER_MODIFIER_REQUESTS: Exchange[] = [
-  { path: "/set", headers: { "Some-Other-Header": "val" }, expect: { backend: "v1", upstreamHeaders: { "x-header-set": "set-overwrites-values", "some-other-header": "val" } } },
-  { path: "/set", headers: { "X-Header-Set": "some-other-value" }, expect: { backend: "v1", upstreamHeaders: { "x-header-set": "set-overwrites-values" } } },
+  {
+    path: "/set",
+    headers: { "Some-Other-Header": "val" },
+    expect: { backend: "v1", upstreamHeaders: { "x-header-set": "set-overwrites-values", "some-other-header": "val" } },
+  },
+  {
+    path: "/set",
+    headers: { "X-Header-Set": "some-other-value" },
+    expect: { backend: "v1", upstreamHeaders: { "x-header-set": "set-overwrites-values" } },
+  },
   { path: "/add", expect: { backend: "v1", upstreamHeaders: { "x-header-add": "add-appends-values" } } },
-  { path: "/add", headers: { "X-Header-Add": "some-other-value" }, expect: { backend: "v1", upstreamHeaders: { "x-header-add": "some-other-value,add-appends-values" } } },
+  {
+    path: "/add",
+    headers: { "X-Header-Add": "some-other-value" },
+    expect: { backend: "v1", upstreamHeaders: { "x-header-add": "some-other-value,add-appends-values" } },
+  },
   { path: "/remove", headers: { "X-Header-Remove": "val" }, expect: { backend: "v1", upstreamHeaders: { "x-header-remove": null } } },
   {
     path: "/multiple",
-    headers: { "X-Header-Set-2": "set-val-2", "X-Header-Add-2": "add-val-2", "X-Header-Remove-2": "remove-val-2", "Another-Header": "another-header-val" },
+    headers: {
+      "X-Header-Set-2": "set-val-2",
+      "X-Header-Add-2": "add-val-2",
+      "X-Header-Remove-2": "remove-val-2",
+      "Another-Header": "another-header-val",
+    },
     expect: {
       backend: "v1",
       upstreamHeaders: {
@@ -94,7 +111,10 @@ const HEADER_MODIFIER_REQUESTS: Exchange[] = [
   {
     path: "/case-insensitivity",
     headers: { "x-header-set": "original-val-set", "x-header-add": "original-val-add", "x-header-remove": "original-val-remove" },
-    expect: { backend: "v1", upstreamHeaders: { "x-header-set": "header-set", "x-header-add": "original-val-add,header-add", "x-header-remove": null } },
+    expect: {
+      backend: "v1",
+      upstreamHeaders: { "x-header-set": "header-set", "x-header-add": "original-val-add,header-add", "x-header-remove": null },
+    },
   },
 ];
 
@@ -145,17 +165,33 @@ export const FILTER_CASES: FilterCase[] = [
       ${to("v1")}`,
     ),
     requests: [
-      { path: "/set", headers: { "X-Echo-Set-Header": "X-Header-Set:original" }, expect: { backend: "v1", responseHeaders: { "x-header-set": "set-overwrites-values" } } },
+      {
+        path: "/set",
+        headers: { "X-Echo-Set-Header": "X-Header-Set:original" },
+        expect: { backend: "v1", responseHeaders: { "x-header-set": "set-overwrites-values" } },
+      },
       {
         path: "/add",
         headers: { "X-Echo-Set-Header": "X-Header-Add:original" },
         expect: {
           backend: "v1",
-          responseHeaders: { "x-header-add": "original,add-appends-values", "x-lowercase-add": "one", "x-mixedcase-add-1": "two", "x-uppercase-add": "three" },
+          responseHeaders: {
+            "x-header-add": "original,add-appends-values",
+            "x-lowercase-add": "one",
+            "x-mixedcase-add-1": "two",
+            "x-uppercase-add": "three",
+          },
         },
       },
-      { path: "/remove", headers: { "X-Echo-Set-Header": "X-Header-Remove:gone" }, expect: { backend: "v1", responseHeaders: { "x-header-remove": null } } },
-      { path: "/request-and-response", expect: { backend: "v1", upstreamHeaders: { "x-request-set": "req" }, responseHeaders: { "x-response-set": "resp" } } },
+      {
+        path: "/remove",
+        headers: { "X-Echo-Set-Header": "X-Header-Remove:gone" },
+        expect: { backend: "v1", responseHeaders: { "x-header-remove": null } },
+      },
+      {
+        path: "/request-and-response",
+        expect: { backend: "v1", upstreamHeaders: { "x-request-set": "req" }, responseHeaders: { "x-response-set": "resp" } },
+      },
     ],
   },
   {
@@ -196,20 +232,45 @@ export const FILTER_CASES: FilterCase[] = [
       filters: [{ type: RequestRedirect, requestRedirect: { statusCode: 308 } }]`,
     ),
     requests: [
-      { host: "redirect.example", path: "/original-prefix/lemon", expect: { status: 302, location: "http://redirect.example/replacement-prefix/lemon" } },
-      { host: "redirect.example", path: "/full/path/original", expect: { status: 302, location: "http://redirect.example/full-path-replacement" } },
+      {
+        host: "redirect.example",
+        path: "/original-prefix/lemon",
+        expect: { status: 302, location: "http://redirect.example/replacement-prefix/lemon" },
+      },
+      {
+        host: "redirect.example",
+        path: "/full/path/original",
+        expect: { status: 302, location: "http://redirect.example/full-path-replacement" },
+      },
       { host: "redirect.example", path: "/path-and-host", expect: { status: 302, location: "http://example.org/replacement-prefix" } },
-      { host: "redirect.example", path: "/path-and-status", expect: { status: 301, location: "http://redirect.example/replacement-prefix" } },
+      {
+        host: "redirect.example",
+        path: "/path-and-status",
+        expect: { status: 301, location: "http://redirect.example/replacement-prefix" },
+      },
       { host: "redirect.example", path: "/full-path-and-host", expect: { status: 302, location: "http://example.org/replacement-full" } },
-      { host: "redirect.example", path: "/full-path-and-status", expect: { status: 301, location: "http://redirect.example/replacement-full" } },
+      {
+        host: "redirect.example",
+        path: "/full-path-and-status",
+        expect: { status: 301, location: "http://redirect.example/replacement-full" },
+      },
       { host: "redirect.example", path: "/hostname-redirect", expect: { status: 302, location: "http://example.org/hostname-redirect" } },
       { host: "redirect.example", path: "/host-and-status", expect: { status: 301, location: "http://example.org/host-and-status" } },
       { host: "redirect.example", path: "/scheme", expect: { status: 302, location: "https://redirect.example/scheme" } },
       { host: "redirect.example", path: "/scheme-and-host", expect: { status: 302, location: "https://example.org/scheme-and-host" } },
-      { host: "redirect.example", path: "/scheme-and-status", expect: { status: 301, location: "https://redirect.example/scheme-and-status" } },
+      {
+        host: "redirect.example",
+        path: "/scheme-and-status",
+        expect: { status: 301, location: "https://redirect.example/scheme-and-status" },
+      },
       { host: "redirect.example", path: "/port", expect: { status: 302, location: "http://redirect.example:8083/port" } },
       { host: "redirect.example", path: "/port-and-host", expect: { status: 302, location: "http://example.org:8083/port-and-host" } },
-      { host: "redirect.example", path: "/see-other?x=1", method: "POST", expect: { status: 303, location: "http://redirect.example/see-other?x=1" } },
+      {
+        host: "redirect.example",
+        path: "/see-other?x=1",
+        method: "POST",
+        expect: { status: 303, location: "http://redirect.example/see-other?x=1" },
+      },
       { host: "redirect.example", path: "/temporary", expect: { status: 307, location: "http://redirect.example/temporary" } },
       { host: "redirect.example", path: "/permanent", expect: { status: 308, location: "http://redirect.example/permanent" } },
     ],
@@ -240,15 +301,51 @@ export const FILTER_CASES: FilterCase[] = [
       { path: "/scheme-https-and-port-nil", expect: { status: 302, location: "https://example.org/scheme-https-and-port-nil" } },
       { path: "/scheme-https-and-port-443", expect: { status: 302, location: "https://example.org/scheme-https-and-port-443" } },
       { path: "/scheme-https-and-port-8443", expect: { status: 302, location: "https://example.org:8443/scheme-https-and-port-8443" } },
-      { host: "example.org:8080", path: "/scheme-nil-and-port-nil", expect: { status: 302, location: "http://example.org:8080/scheme-nil-and-port-nil" } },
-      { host: "example.org:8080", path: "/scheme-nil-and-port-80", expect: { status: 302, location: "http://example.org/scheme-nil-and-port-80" } },
-      { host: "example.org:8080", path: "/scheme-https-and-port-nil", expect: { status: 302, location: "https://example.org/scheme-https-and-port-nil" } },
-      { scheme: "https", path: "/scheme-nil-and-port-nil", expect: { status: 302, location: "https://example.org/scheme-nil-and-port-nil" } },
-      { scheme: "https", path: "/scheme-nil-and-port-443", expect: { status: 302, location: "https://example.org/scheme-nil-and-port-443" } },
-      { scheme: "https", path: "/scheme-nil-and-port-8443", expect: { status: 302, location: "https://example.org:8443/scheme-nil-and-port-8443" } },
-      { scheme: "https", path: "/scheme-http-and-port-nil", expect: { status: 302, location: "http://example.org/scheme-http-and-port-nil" } },
-      { scheme: "https", path: "/scheme-http-and-port-80", expect: { status: 302, location: "http://example.org/scheme-http-and-port-80" } },
-      { scheme: "https", path: "/scheme-http-and-port-8080", expect: { status: 302, location: "http://example.org:8080/scheme-http-and-port-8080" } },
+      {
+        host: "example.org:8080",
+        path: "/scheme-nil-and-port-nil",
+        expect: { status: 302, location: "http://example.org:8080/scheme-nil-and-port-nil" },
+      },
+      {
+        host: "example.org:8080",
+        path: "/scheme-nil-and-port-80",
+        expect: { status: 302, location: "http://example.org/scheme-nil-and-port-80" },
+      },
+      {
+        host: "example.org:8080",
+        path: "/scheme-https-and-port-nil",
+        expect: { status: 302, location: "https://example.org/scheme-https-and-port-nil" },
+      },
+      {
+        scheme: "https",
+        path: "/scheme-nil-and-port-nil",
+        expect: { status: 302, location: "https://example.org/scheme-nil-and-port-nil" },
+      },
+      {
+        scheme: "https",
+        path: "/scheme-nil-and-port-443",
+        expect: { status: 302, location: "https://example.org/scheme-nil-and-port-443" },
+      },
+      {
+        scheme: "https",
+        path: "/scheme-nil-and-port-8443",
+        expect: { status: 302, location: "https://example.org:8443/scheme-nil-and-port-8443" },
+      },
+      {
+        scheme: "https",
+        path: "/scheme-http-and-port-nil",
+        expect: { status: 302, location: "http://example.org/scheme-http-and-port-nil" },
+      },
+      {
+        scheme: "https",
+        path: "/scheme-http-and-port-80",
+        expect: { status: 302, location: "http://example.org/scheme-http-and-port-80" },
+      },
+      {
+        scheme: "https",
+        path: "/scheme-http-and-port-8080",
+        expect: { status: 302, location: "http://example.org:8080/scheme-http-and-port-8080" },
+      },
     ],
   },
   {
@@ -294,22 +391,20 @@ export const FILTER_CASES: FilterCase[] = [
       { path: "/strip-prefix/three", expect: { backend: "v1", upstreamPath: "/three" } },
       { path: "/strip-prefix", expect: { backend: "v1", upstreamPath: "/" } },
       { path: "/full/one/two", expect: { backend: "v1", upstreamPath: "/one" } },
-      ...["/full/rewrite-path-and-modify-headers/test", "/prefix/rewrite-path-and-modify-headers/one"].map(
-        (path): Exchange => ({
-          path,
-          headers: { "X-Header-Add-Append": "append-val-1", "X-Header-Remove": "remove-val" },
-          expect: {
-            backend: "v1",
-            upstreamPath: path.startsWith("/full") ? "/test" : "/prefix/one",
-            upstreamHeaders: {
-              "x-header-set": "set-overwrites-values",
-              "x-header-add": "header-val-1",
-              "x-header-add-append": "append-val-1,header-val-2",
-              "x-header-remove": null,
-            },
+      ...["/full/rewrite-path-and-modify-headers/test", "/prefix/rewrite-path-and-modify-headers/one"].map((path): Exchange => ({
+        path,
+        headers: { "X-Header-Add-Append": "append-val-1", "X-Header-Remove": "remove-val" },
+        expect: {
+          backend: "v1",
+          upstreamPath: path.startsWith("/full") ? "/test" : "/prefix/one",
+          upstreamHeaders: {
+            "x-header-set": "set-overwrites-values",
+            "x-header-add": "header-val-1",
+            "x-header-add-append": "append-val-1,header-val-2",
+            "x-header-remove": null,
           },
-        }),
-      ),
+        },
+      })),
     ],
   },
   {

@@ -85,7 +85,11 @@ describe("validation: rejected routes are reported; the rest serves", () => {
     ws.write({
       "kedge.yaml": EDGE,
       "clusters/c1/app.yaml": yamlDocs(
-        gatewayAndRoute({ namespace: "shop", route: "ok", rules: "    - matches: [{ path: { value: /ok } }]\n      backendRefs: [{ name: web, port: 8080 }]" }),
+        gatewayAndRoute({
+          namespace: "shop",
+          route: "ok",
+          rules: "    - matches: [{ path: { value: /ok } }]\n      backendRefs: [{ name: web, port: 8080 }]",
+        }),
         service("web", "shop"),
         endpointSlice({ service: "web", name: "web-1", namespace: "shop", port: origins.web!.port }),
         ...Object.entries(REJECTED).map(([name, r]) => rejectedRoute(name, r.rule)),

@@ -32,6 +32,29 @@ describe("parseManifestFile", () => {
     expect(parsed.manifests[0]?.metadata).toMatchObject({ name: "j", namespace: "n" });
   });
 
+  it("reads a JSON List (kubectl get -o json) with each item at its own line, strings with braces included", ({ expect }) => {
+    const list = {
+      apiVersion: "v1",
+      kind: "List",
+      items: [
+        { apiVersion: "v1", kind: "Service", metadata: { name: "a", annotations: { note: 'has "quotes" and {braces} [here]' } } },
+        { apiVersion: "v1", kind: "Service", metadata: { name: "b" }, spec: { ports: [{ port: 80 }] } },
+      ],
+    };
+    const text = JSON.stringify(list, null, 2);
+    // Each item opens with a line "    {" (1-based line numbers).
+    const itemLines = text.split("\n").flatMap((l, i) => (l === "    {" ? [i + 1] : []));
+    const parsed = parseManifestFile("c", "list.json", text);
+    expect(parsed.manifests.map((m) => [m.metadata.name, m.line])).toEqual([
+      ["a", itemLines[0]],
+      ["b", itemLines[1]],
+    ]);
+  });
+
+  it("reports a JSON syntax error with file, line and column", ({ expect }) => {
+    expect(() => parseManifestFile("c", "bad.json", '{\n  "apiVersion": "v1",\n  "kind": "Service",,\n}')).toThrow(/bad\.json:3:\d+: /);
+  });
+
   it("throws a ManifestSyntaxError naming file, line and column", ({ expect }) => {
     const attempt = () => parseManifestFile("c", "broken.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: [unclosed\n");
     expect(attempt).toThrow(ManifestSyntaxError);

@@ -24,7 +24,8 @@ describe("the real Worker against the conformance tables for filters, timeouts, 
         const { expect: want } = req;
         expect(response.status, label).toBe(want.status ?? 200);
         if (want.location !== undefined) expect(response.headers.get("location"), label).toBe(want.location);
-        for (const [name, value] of Object.entries(want.responseHeaders ?? {})) expect(response.headers.get(name), `${label} response ${name}`).toBe(value);
+        for (const [name, value] of Object.entries(want.responseHeaders ?? {}))
+          expect(response.headers.get(name), `${label} response ${name}`).toBe(value);
         const text = await response.text();
         if (want.error) expect(JSON.parse(text), label).toMatchObject({ error: want.error });
         if (want.backend) {
@@ -43,34 +44,42 @@ describe("the real Worker against the conformance tables for filters, timeouts, 
 describe("weights and mirrors (distributions and background copies)", () => {
   const seed = (rules: string) => seedYaml(`${infraYaml(inject("originPorts"))}---${infraRoute(rules)}`);
 
-  it("HTTPRouteWeight: 70/30/0 over 500 requests, each share within 5 points; weight 0 sees nothing", { timeout: 60_000 }, async ({ expect }) => {
-    await seed(`    - backendRefs:
+  it(
+    "HTTPRouteWeight: 70/30/0 over 500 requests, each share within 5 points; weight 0 sees nothing",
+    { timeout: 60_000 },
+    async ({ expect }) => {
+      await seed(`    - backendRefs:
         - { name: infra-backend-v1, port: 8080, weight: 70 }
         - { name: infra-backend-v2, port: 8080, weight: 30 }
         - { name: infra-backend-v3, port: 8080, weight: 0 }`);
-    const counts: Record<string, number> = {};
-    for (let i = 0; i < 500; i++) {
-      const response = await dispatch(new Request("http://example.org/", { headers: { "x-jitter": crypto.randomUUID() } }));
-      const echo = (await response.json()) as Echo;
-      counts[echo.endpoint] = (counts[echo.endpoint] ?? 0) + 1;
-    }
-    expect(Object.keys(counts).sort()).toEqual(["infra-backend-v1", "infra-backend-v2"]);
-    expect(Math.abs((counts["infra-backend-v1"] ?? 0) / 500 - 0.7)).toBeLessThan(0.05);
-    expect(Math.abs((counts["infra-backend-v2"] ?? 0) / 500 - 0.3)).toBeLessThan(0.05);
-  });
+      const counts: Record<string, number> = {};
+      for (let i = 0; i < 500; i++) {
+        const response = await dispatch(new Request("http://example.org/", { headers: { "x-jitter": crypto.randomUUID() } }));
+        const echo = (await response.json()) as Echo;
+        counts[echo.endpoint] = (counts[echo.endpoint] ?? 0) + 1;
+      }
+      expect(Object.keys(counts).sort()).toEqual(["infra-backend-v1", "infra-backend-v2"]);
+      expect(Math.abs((counts["infra-backend-v1"] ?? 0) / 500 - 0.7)).toBeLessThan(0.05);
+      expect(Math.abs((counts["infra-backend-v2"] ?? 0) / 500 - 0.3)).toBeLessThan(0.05);
+    },
+  );
 
-  it("HTTPRouteRequestHeaderModifierBackendWeights: each backend's own filter runs only when it is chosen", { timeout: 30_000 }, async ({ expect }) => {
-    await seed(`    - backendRefs:
+  it(
+    "HTTPRouteRequestHeaderModifierBackendWeights: each backend's own filter runs only when it is chosen",
+    { timeout: 30_000 },
+    async ({ expect }) => {
+      await seed(`    - backendRefs:
         - { name: infra-backend-v1, port: 8080, weight: 10, filters: [{ type: RequestHeaderModifier, requestHeaderModifier: { set: [{ name: Backend, value: infra-backend-v1 }] } }] }
         - { name: infra-backend-v2, port: 8080, weight: 10, filters: [{ type: RequestHeaderModifier, requestHeaderModifier: { set: [{ name: Backend, value: infra-backend-v2 }] } }] }`);
-    const seen = new Set<string>();
-    for (let i = 0; i < 100; i++) {
-      const echo = (await (await dispatch(new Request("http://example.org/"))).json()) as Echo;
-      expect(echo.request.headers.backend).toBe(echo.endpoint);
-      seen.add(echo.endpoint);
-    }
-    expect(seen.size).toBe(2);
-  });
+      const seen = new Set<string>();
+      for (let i = 0; i < 100; i++) {
+        const echo = (await (await dispatch(new Request("http://example.org/"))).json()) as Echo;
+        expect(echo.request.headers.backend).toBe(echo.endpoint);
+        seen.add(echo.endpoint);
+      }
+      expect(seen.size).toBe(2);
+    },
+  );
 
   /** How many requests carrying `X-Test-Id: id` an origin has seen, waiting (bounded) for background copies. */
   async function seenBy(port: number, id: string, atLeast: number): Promise<number> {

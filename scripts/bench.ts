@@ -1,0 +1,97 @@
+/**
+ * @module `npm run bench`: prints the figures as tables and writes them to bench-results.json.
+ * Matcher vs a linear scan, table load, kedge vs a bare pass-through Worker (and warm sticky sessions)
+ * under one Miniflare, and sync time and memory. Figures, not tests: nothing fails on a number.
+ *
+ * Options: --quick (smaller sizes, shorter runs), --out FILE.
+ */
+import { writeFileSync } from "node:fs";
+import { benchMatcher, benchTableLoad, type MatcherFigure } from "./bench/matcher-bench";
+import type { MatchKind } from "./bench/route-tables";
+import { fmt } from "./bench/stats";
+import { benchSync } from "./bench/sync-bench";
+import { benchThroughput } from "./bench/throughput-bench";
+
+process.env.WRANGLER_SEND_METRICS ??= "false";
+
+const args = process.argv.slice(2);
+const quick = args.includes("--quick");
+const outIndex = args.indexOf("--out");
+const out = outIndex >= 0 ? (args[outIndex + 1] ?? "bench-results.json") : "bench-results.json";
+
+function table(title: string, rows: Record<string, string | number>[]): void {
+  console.log(`\n${title}`);
+  console.table(rows);
+}
+
+async function main(): Promise<void> {
+  const started = new Date().toISOString();
+  const sizes = quick ? [10, 1000, 10_000] : [10, 1000, 10_000, 50_000];
+  const kinds: MatchKind[] = ["exact", "prefix", "header", "regex"];
+
+  const matcher: MatcherFigure[] = [];
+  for (const kind of kinds) for (const routes of sizes) matcher.push(await benchMatcher(kind, routes));
+  // Routes on other hosts: 10k routes, one per host, against the 10-route table.
+  const isolated = await benchMatcher("prefix", 10_000, 10_000);
+  table(
+    "Matcher: median time per match (µs), host index vs linear scan over the same rules",
+    matcher.map((m) => ({
+      kind: m.kind,
+      routes: m.routes,
+      hosts: m.hosts,
+      "kedge µs": fmt(m.indexedUs, 3),
+      "linear µs": fmt(m.linearUs, 3),
+      "linear/kedge": fmt(m.speedup, 1),
+    })),
+  );
+  const growth: Record<string, string>[] = kinds.map((kind) => {
+    const at = (n: number) => matcher.find((m) => m.kind === kind && m.routes === n)?.indexedUs ?? Number.NaN;
+    return { kind, "10k vs 10 routes": fmt(at(10_000) / at(10), 2) };
+  });
+  growth.push({
+    kind: "prefix, 1 route per host",
+    "10k vs 10 routes": fmt(isolated.indexedUs / (matcher.find((m) => m.kind === "prefix" && m.routes === 10)?.indexedUs ?? Number.NaN), 2),
+  });
+  table("Matcher growth: time at 10k routes / time at 10 routes (goal: within 2x)", growth);
+
+  const load = [await benchTableLoad(1000), await benchTableLoad(10_000)];
+  table(
+    "Table load: KV JSON → ready matcher",
+    load.map((l) => ({ routes: l.routes, "JSON MiB": fmt(l.bytes / 2 ** 20), "load ms": fmt(l.loadMs, 1), "heap MiB": fmt(l.heapMB, 1) })),
+  );
+
+  const sync = benchSync(10_000);
+  table("Sync: 10k routes across 3 clusters (goal: under 2 s)", [
+    {
+      "load ms": fmt(sync.loadMs, 0),
+      "compile ms": fmt(sync.compileMs, 0),
+      "peak RSS MiB": fmt(sync.maxRssMB, 0),
+      "sync --dry-run wall ms": fmt(sync.cliWallMs, 0),
+    },
+  ]);
+
+  const throughput = await benchThroughput({ seconds: quick ? 2 : 4, rounds: 3, concurrency: 8 });
+  const bare = throughput.find((t) => t.target.startsWith("bare"));
+  const plain = throughput.find((t) => t.target.startsWith("kedge (10k"));
+  table(
+    "End to end under Miniflare, one loopback origin, concurrency 8, alternating runs (goal: ≥ 0.9x)",
+    throughput.map((t) => ({
+      target: t.target,
+      "req/s": fmt(t.rps, 0),
+      "p50 ms": fmt(t.p50Ms),
+      "p99 ms": fmt(t.p99Ms),
+      errors: t.errors,
+      "vs bare": bare ? fmt(t.rps / bare.rps) : "",
+      "vs kedge": plain ? fmt(t.rps / plain.rps) : "",
+    })),
+  );
+
+  const results = { started, quick, node: process.version, matcher, matcherOneRoutePerHost: isolated, load, sync, throughput };
+  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\nwrote ${out}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,91 @@
+/**
+ * @module Matcher benchmark: time per match through the host index, against a plain linear scan over
+ * the same compiled matches (what Envoy-style route lists do), at growing table sizes.
+ */
+import { compileRouteTable } from "../../src/compile/compile-route-table";
+import { matchHolds, matchRequest, type RequestFacts } from "../../src/routing/match-request";
+import { type PreparedMatch, type PreparedTable, prepareTable } from "../../src/routing/prepared-table";
+import { canonicalJson } from "../../src/table/canonical-json";
+import { parseRouteTable } from "../../src/table/parse-route-table";
+import type { RouteTable } from "../../src/table/route-table";
+import { benchEdge, benchManifests, type MatchKind, requestFor } from "./route-tables";
+import { median, timePerCall } from "./stats";
+
+export interface MatcherFigure {
+  kind: MatchKind;
+  routes: number;
+  hosts: number;
+  indexedUs: number;
+  linearUs: number;
+  speedup: number;
+}
+
+export async function compileBenchTable(
+  kind: MatchKind,
+  routes: number,
+  session = false,
+  originPort?: number,
+  hosts = Math.min(1000, routes),
+): Promise<RouteTable> {
+  const { table } = await compileRouteTable(benchEdge(3), benchManifests({ routes, hosts, clusters: 3, kind, originPort }, session));
+  return table;
+}
+
+/** Every match with the exact hosts it serves, in table order: the linear scan's route list. */
+function linearRoutes(prepared: PreparedTable): { hosts: Set<string>; match: PreparedMatch }[] {
+  const hostsOf = new Map<number, Set<string>>();
+  for (const [host, candidates] of prepared.hosts.HTTP?.exact ?? []) {
+    for (const i of candidates.all) hostsOf.set(i, (hostsOf.get(i) ?? new Set()).add(host));
+  }
+  return prepared.matches.map((match, i) => ({ hosts: hostsOf.get(i) ?? new Set(), match }));
+}
+
+function linearMatch(routes: { hosts: Set<string>; match: PreparedMatch }[], req: RequestFacts): PreparedMatch | null {
+  for (const r of routes) if (r.hosts.has(req.host) && matchHolds(r.match, req)) return r.match;
+  return null;
+}
+
+/** `hosts` defaults to min(1000, routes); hosts = routes puts one route on each host. */
+export async function benchMatcher(kind: MatchKind, routes: number, hosts = Math.min(1000, routes)): Promise<MatcherFigure> {
+  const table = await compileBenchTable(kind, routes, false, undefined, hosts);
+  const prepared = prepareTable(table);
+  const requests = Array.from({ length: 512 }, (_, i) => requestFor(kind, (i * 7919) % routes, hosts));
+  for (const r of requests) if (!matchRequest(prepared, r)) throw new Error(`bench request ${r.host}${r.path} does not match`);
+  const linear = linearRoutes(prepared);
+  let next = 0;
+  const indexedMs = timePerCall(() => {
+    matchRequest(prepared, requests[next++ & 511]!);
+  });
+  const linearMs = timePerCall(() => {
+    linearMatch(linear, requests[next++ & 511]!);
+  }, 5);
+  return { kind, routes, hosts, indexedUs: indexedMs * 1000, linearUs: linearMs * 1000, speedup: linearMs / indexedMs };
+}
+
+export interface LoadFigure {
+  routes: number;
+  bytes: number;
+  loadMs: number;
+  heapMB: number;
+}
+
+/** KV's JSON text to a ready matcher (parse, validate, prepare), and the heap the prepared table holds. */
+export async function benchTableLoad(routes: number): Promise<LoadFigure> {
+  const json = canonicalJson(await compileBenchTable("prefix", routes));
+  const times: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const t = performance.now();
+    const parsed = parseRouteTable(JSON.parse(json));
+    if (!parsed.ok) throw new Error(parsed.reason);
+    prepareTable(parsed.value);
+    times.push(performance.now() - t);
+  }
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const before = process.memoryUsage().heapUsed;
+  const kept = prepareTable((parseRouteTable(JSON.parse(json)) as { value: RouteTable }).value);
+  gc?.();
+  const heapMB = (process.memoryUsage().heapUsed - before) / 2 ** 20;
+  if (!kept.table) throw new Error("unreachable");
+  return { routes, bytes: json.length, loadMs: median(times), heapMB: gc ? heapMB : Number.NaN };
+}

@@ -1,0 +1,64 @@
+/**
+ * @module Sync benchmark: a config folder of 10k routes across three clusters (JSON Lists, as
+ * `kubectl get -o json` writes them); load + compile time and peak memory in a fresh process, and the
+ * wall time of `sync --dry-run` as a user runs it.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { benchManifests } from "./route-tables";
+
+const ROOT = resolve(import.meta.dirname, "..", "..");
+const TSX = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
+
+export interface SyncFigure {
+  routes: number;
+  clusters: number;
+  loadMs: number;
+  compileMs: number;
+  maxRssMB: number;
+  cliWallMs: number;
+}
+
+export function benchSync(routes: number, clusters = 3): SyncFigure {
+  const dir = mkdtempSync(join(tmpdir(), "kedge-bench-sync-"));
+  try {
+    const names = Array.from({ length: clusters }, (_, c) => `c${c}`);
+    writeFileSync(
+      join(dir, "kedge.yaml"),
+      `apiVersion: kedge.dev/v1alpha1\nkind: EdgeConfig\nmetadata: { name: bench }\nspec:\n  gatewayClassName: kedge\n  clusters: [${names.map((n) => `{ name: ${n} }`).join(", ")}]\n`,
+    );
+    const manifests = benchManifests({ routes, hosts: 1000, clusters, kind: "prefix" });
+    for (const name of names) {
+      mkdirSync(join(dir, "clusters", name), { recursive: true });
+      const items = manifests.filter((m) => m.cluster === name).map((m) => m.raw);
+      writeFileSync(join(dir, "clusters", name, "all.json"), JSON.stringify({ apiVersion: "v1", kind: "List", items }));
+    }
+    const env = { ...process.env, WRANGLER_SEND_METRICS: "false" };
+    const probe = JSON.parse(
+      execFileSync(process.execPath, [TSX, join(ROOT, "scripts/bench/sync-probe.ts"), dir], { cwd: ROOT, env }).toString(),
+    ) as {
+      rules: number;
+      loadMs: number;
+      compileMs: number;
+      maxRssMB: number;
+    };
+    if (probe.rules !== routes) throw new Error(`expected ${routes} rules, compiled ${probe.rules}`);
+    const t = performance.now();
+    execFileSync(
+      process.execPath,
+      [TSX, join(ROOT, "scripts/sync.ts"), "--config", dir, "--dry-run", "--json", "--persist-to", join(dir, "state")],
+      {
+        cwd: ROOT,
+        env,
+        stdio: "ignore",
+        maxBuffer: 1 << 28,
+      },
+    );
+    const cliWallMs = performance.now() - t;
+    return { routes, clusters, loadMs: probe.loadMs, compileMs: probe.compileMs, maxRssMB: probe.maxRssMB, cliWallMs };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * @module End-to-end throughput: kedge (with a 10k-route table) and a bare pass-through Worker, served
+ * by one Miniflare, in front of one loopback origin; runs alternate so both see the same machine state.
+ * The load generator is a closed loop of keep-alive HTTP clients on 127.0.0.1, bounded in time.
+ */
+import { Agent, request } from "node:http";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { WorkerOptions } from "miniflare";
+import { startLocalGateway } from "../lib/local-gateway";
+import { startOrigin } from "../lib/origin-server";
+import { canonicalJson } from "../../src/table/canonical-json";
+import { KV_KEYS } from "../../src/table/kv-keys";
+import { compileBenchTable } from "./matcher-bench";
+import { hostOf } from "./route-tables";
+import { median, percentile } from "./stats";
+
+export interface ThroughputFigure {
+  target: string;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+}
+
+interface Target {
+  name: string;
+  host: string;
+  path: string;
+  cookie?: string;
+}
+
+function get(port: number, agent: Agent, target: Target): Promise<{ status: number; setCookie?: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { host: target.host };
+    if (target.cookie) headers.cookie = target.cookie;
+    const req = request({ host: "127.0.0.1", port, path: target.path, agent, headers }, (res) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, setCookie: res.headers["set-cookie"]?.[0] }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+async function run(port: number, target: Target, seconds: number, concurrency: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        try {
+          const { status } = await get(port, agent, target);
+          if (status !== 200) errors++;
+        } catch {
+          errors++;
+        }
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  agent.destroy();
+  return { rps: latencies.length / seconds, latencies, errors };
+}
+
+export async function benchThroughput(options: { seconds: number; rounds: number; concurrency: number }): Promise<ThroughputFigure[]> {
+  const origin = await startOrigin({ cluster: "bench", endpoint: "origin", backends: ["bench"] });
+  const state = mkdtempSync(join(tmpdir(), "kedge-bench-"));
+  const bare: WorkerOptions = {
+    name: "bare",
+    modules: true,
+    script: `export default { fetch(req) { const u = new URL(req.url); return fetch("http://127.0.0.1:${origin.port}" + u.pathname + u.search, { method: req.method, headers: req.headers, body: req.body }); } }`,
+    routes: ["bare.bench/*"],
+  };
+  const gateway = await startLocalGateway({
+    persistTo: state,
+    vars: { KEDGE_TABLE: "bench", TABLE_REFRESH_SECONDS: "5" },
+    extraWorkers: [bare],
+  });
+  try {
+    // 10k routes over 1k hosts; odd routes keep cookie sessions, so one table serves both comparisons.
+    const table = await compileBenchTable("prefix", 10_000, true, origin.port);
+    const kv = await gateway.miniflare.getKVNamespace("ROUTES");
+    await kv.put(KV_KEYS.blob(table.name, table.version), canonicalJson(table));
+    await kv.put(
+      KV_KEYS.current(table.name),
+      JSON.stringify({ version: table.version, schemaVersion: table.schemaVersion, updatedAt: new Date().toISOString() }),
+    );
+    const port = Number(gateway.url.port);
+    const kedge: Target = { name: "kedge (10k routes)", host: hostOf(4320, 1000), path: "/api/v4320/item" };
+    const bareTarget: Target = { name: "bare pass-through Worker", host: "bare.bench", path: "/api/v4320/item" };
+    const stickyRoute = { host: hostOf(4321, 1000), path: "/api/v4321/item" };
+    const warm = new Agent({ keepAlive: true });
+    const first = await get(port, warm, { name: "", ...stickyRoute });
+    const cookie = first.setCookie?.split(";")[0];
+    if ((await get(port, warm, kedge)).status !== 200 || (await get(port, warm, bareTarget)).status !== 200 || !cookie) {
+      throw new Error("bench targets do not answer 200 (or the sticky route set no cookie)");
+    }
+    const sticky: Target = { name: "kedge, warm sticky session", ...stickyRoute, cookie };
+    const results = new Map<string, { rps: number[]; latencies: number[]; errors: number }>();
+    for (let i = 0; i < options.rounds; i++) {
+      for (const target of [kedge, bareTarget, sticky]) {
+        const r = await run(port, target, options.seconds, options.concurrency);
+        const entry = results.get(target.name) ?? { rps: [], latencies: [], errors: 0 };
+        entry.rps.push(r.rps);
+        entry.latencies.push(...r.latencies);
+        entry.errors += r.errors;
+        results.set(target.name, entry);
+      }
+    }
+    warm.destroy();
+    return [...results].map(([target, r]) => ({
+      target,
+      rps: median(r.rps),
+      p50Ms: percentile(r.latencies, 50),
+      p99Ms: percentile(r.latencies, 99),
+      errors: r.errors,
+    }));
+  } finally {
+    await gateway.dispose();
+    await origin.close();
+    rmSync(state, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * @module `GET /.well-known/kedge/status`: the served table's version, its backends and their endpoints'
+ * state. Off unless the KEDGE_STATUS_TOKEN secret is set; the bearer token is compared in constant time.
+ */
+import type { PreparedTable } from "../routing/prepared-table";
+import type { OutlierDetector } from "./outlier-detector";
+
+export const STATUS_PATH = "/.well-known/kedge/status";
+
+const encoder = new TextEncoder();
+
+/** Equal strings, judged without an early exit: both are hashed first, so even their lengths stay hidden. */
+export async function tokensEqual(given: string, expected: string): Promise<boolean> {
+  const [a, b] = await Promise.all([given, expected].map((t) => crypto.subtle.digest("SHA-256", encoder.encode(t))));
+  const x = new Uint8Array(a!);
+  const y = new Uint8Array(b!);
+  let diff = 0;
+  for (let i = 0; i < x.length; i++) diff |= x[i]! ^ y[i]!;
+  return diff === 0;
+}
+
+export function statusBody(prepared: PreparedTable, outliers: OutlierDetector, now: number): unknown {
+  const { table } = prepared;
+  return {
+    table: { name: table.name, version: table.version, rules: table.rules.length, backends: Object.keys(table.backends).length },
+    backends: Object.fromEntries(
+      Object.values(table.backends).map((b) => [
+        b.id,
+        b.endpoints.map((e) => ({
+          id: e.id,
+          ready: e.ready,
+          serving: e.serving,
+          terminating: e.terminating,
+          weight: e.weight,
+          ejected: outliers.isEjected(e.id, now),
+        })),
+      ]),
+    ),
+  };
+}
