@@ -1,7 +1,7 @@
 /** @module Reads the config folder: kedge.yaml and one sub-folder per cluster (YAML, JSON, `kind: List`). */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { parse } from "yaml";
+import { parse, YAMLError } from "yaml";
 import { EdgeConfigError, type EdgeConfig, parseEdgeConfig } from "../../src/compile/edge-config";
 import type { Manifest } from "../../src/gateway-api/manifest";
 import { ManifestSyntaxError, parseManifestFile, type SkippedDocument } from "../../src/gateway-api/parse-manifests";
@@ -37,12 +37,15 @@ export function loadConfig(configDir: string): LoadedConfig {
     throw new UserError(`${edgeFile} is missing`, "create it with apiVersion kedge.dev/v1alpha1, kind EdgeConfig (see README)");
   let edge: EdgeConfig;
   try {
-    edge = parseEdgeConfig(parse(readFileSync(edgeFile, "utf8"), { prettyErrors: false }), edgeFile);
+    edge = parseEdgeConfig(parse(readFileSync(edgeFile, "utf8"), { prettyErrors: true }), edgeFile);
   } catch (error) {
     if (error instanceof EdgeConfigError) throw new UserError(error.message, "fix the edge settings file (see README: config format)");
-    if (error instanceof Error && "linePos" in error) {
-      const pos = (error as { linePos?: { line: number; col: number }[] }).linePos?.[0];
-      throw new UserError(`${edgeFile}:${pos?.line ?? 1}:${pos?.col ?? 1}: ${error.message.split("\n")[0]}`, "fix the YAML syntax");
+    if (error instanceof YAMLError) {
+      const pos = error.linePos?.[0];
+      throw new UserError(
+        `${edgeFile}:${pos?.line ?? 1}:${pos?.col ?? 1}: ${error.message.split("\n")[0]}`,
+        "fix the YAML syntax (kedge.yaml holds one document)",
+      );
     }
     throw error;
   }

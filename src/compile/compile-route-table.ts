@@ -139,6 +139,7 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
     // Only backends a served rule uses: a rejected route may have resolved some before it failed.
     backends: Object.fromEntries([...backends.entries()].filter(([id]) => used.has(id)).sort(([a], [b]) => (a < b ? -1 : 1))),
     ...(edge.locality ? { locality: localityPolicy(edge) } : {}),
+    ...(edge.egress.allowedHostnames ? { egress: { allowedHostnames: edge.egress.allowedHostnames } } : {}),
   } satisfies Omit<RouteTable, "version">;
   const version = (await sha256Hex(canonicalJson(body))).slice(0, 20);
   return { table: { ...body, version }, diagnostics: diagnostics.items, statuses };

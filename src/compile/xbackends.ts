@@ -45,6 +45,7 @@ export function externalEndpoint(cluster: { name: string; weight: number }, targ
     ready: true,
     serving: true,
     terminating: false,
+    external: true,
     ...(mtlsBinding ? { mtlsBinding } : {}),
   };
 }

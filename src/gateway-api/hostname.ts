@@ -1,4 +1,7 @@
 /** @module Gateway API hostname syntax, wildcard matching and listener × route intersection (spec §1.4). */
+import { hostnameMatches, isWildcard } from "../routing/hostname-match";
+
+export { hostnameMatches, isWildcard };
 
 const LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
@@ -25,15 +28,6 @@ export function hostnameProblem(hostname: string, allowWildcard: boolean): strin
     return "must be lower-case RFC 1123 labels (a-z, 0-9, '-') separated by '.', optionally prefixed by '*.'";
   }
   return null;
-}
-
-export const isWildcard = (pattern: string): boolean => pattern.startsWith("*.");
-
-/** `*.example.com` matches `a.example.com` and `a.b.example.com`, never `example.com`; exact names match themselves. */
-export function hostnameMatches(pattern: string, host: string): boolean {
-  if (!isWildcard(pattern)) return pattern === host;
-  const suffix = pattern.slice(1); // ".example.com"
-  return host.length > suffix.length && host.endsWith(suffix);
 }
 
 /**

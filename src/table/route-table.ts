@@ -142,6 +142,8 @@ export interface CompiledEndpoint {
   zone?: string;
   /** Name of the Workers mTLS certificate binding that presents the client certificate (XBackend ClientAndServer). */
   mtlsBinding?: string;
+  /** An XBackend's endpoint: outside every cluster, subject to the egress allow-list at the edge too. */
+  external?: true;
 }
 
 /** Where a cluster runs, in the terms Cloudflare gives each request (`request.cf`). */
@@ -191,6 +193,8 @@ export interface RouteTable {
   rules: CompiledRule[];
   backends: Record<string, CompiledBackend>;
   locality?: LocalityPolicy;
+  /** The edge settings' egress allow-list, checked again by the Worker before it contacts an external endpoint. */
+  egress?: { allowedHostnames: string[] };
 }
 
 /** What `table/<name>/current` holds. */

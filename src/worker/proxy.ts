@@ -40,6 +40,7 @@ export async function proxyToEndpoint(input: ProxyInput): Promise<{ response: Re
     retry: rule.retry,
     nextEndpoint: input.nextEndpoint,
     onOutcome: input.onOutcome,
+    allowedHostnames: input.mirror.prepared.table.egress?.allowedHostnames,
   });
   const { response: answer, endpoint } = sent;
   if (upstream.webSocket && answer.status === 101) return { response: answer, endpoint };

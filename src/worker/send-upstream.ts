@@ -4,6 +4,7 @@
  * endpoint when the caller offers one, after `backoff`, and only with a body that can be sent again.
  */
 import type { CompiledEndpoint, CompiledRetry } from "../table/route-table";
+import { hostnameMatches } from "../routing/hostname-match";
 import { GatewayError } from "./errors";
 import { bodyForSend, isReplayable, type RequestBody } from "./request-body";
 import { endpointUrl, fetcherFor, type UpstreamRequest } from "./upstream-request";
@@ -17,6 +18,8 @@ export interface SendPlan {
   retry?: CompiledRetry;
   /** Another endpoint for a retry, avoiding those tried; absent (or null) retries the same one (e.g. a pinned session). */
   nextEndpoint?: (tried: CompiledEndpoint[]) => CompiledEndpoint | null;
+  /** The table's egress allow-list: an external endpoint outside it is never contacted. */
+  allowedHostnames?: string[];
   /** Told the outcome of every try, for passive health. */
   onOutcome?: (endpoint: CompiledEndpoint, healthy: boolean) => void;
 }
@@ -33,6 +36,9 @@ const enabled = (ms: number | undefined): number => (ms !== undefined && ms > 0 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function tryOnce(plan: SendPlan, endpoint: CompiledEndpoint, limitMs: number): Promise<Response | Failure> {
+  if (endpoint.external && plan.allowedHostnames && !plan.allowedHostnames.some((p) => hostnameMatches(p, endpoint.host))) {
+    throw new GatewayError("EGRESS_NOT_ALLOWED", `upstream ${endpoint.id} is not in the egress allow-list`);
+  }
   const send = fetcherFor(endpoint, plan.bindings);
   if (!send) {
     throw new GatewayError(

@@ -5,6 +5,8 @@ export interface GatewayAndRouteOptions {
   /** The listener's hostname; none serves every host. */
   hostname?: string;
   route?: string;
+  /** The route's own hostnames (spec.hostnames). */
+  routeHostnames?: string[];
   /** The route's `rules:` items, as YAML indented by 4 spaces. */
   rules: string;
 }
@@ -23,7 +25,7 @@ kind: HTTPRoute
 metadata: { name: ${o.route ?? "web"}, namespace: ${o.namespace} }
 spec:
   parentRefs: [{ name: gw }]
-  rules:
+${o.routeHostnames ? `  hostnames: [${o.routeHostnames.join(", ")}]\n` : ""}  rules:
 ${o.rules}
 `;
 }

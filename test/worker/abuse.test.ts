@@ -1,0 +1,197 @@
+/**
+ * Each test tries one way to misuse the gateway and shows it refused: reaching anything but the
+ * table's endpoints, smuggling headers, oversized requests, the status endpoint without its token,
+ * an external endpoint outside the egress allow-list.
+ */
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, inject, it } from "vitest";
+import { createApp } from "../../src/worker/app";
+import { canonicalJson } from "../../src/table/canonical-json";
+import { infraRoute, infraYaml } from "../support/conformance-infra";
+import { dispatch } from "./dispatch";
+import { publishTable, seedYaml } from "./seed-table";
+
+interface Echo {
+  endpoint: string;
+  request: { path: string; headers: Record<string, string> };
+}
+
+/** A catch-all route to v1 and a /public route to v2; v3 is in no route. */
+const seed = () =>
+  seedYaml(
+    `${infraYaml(inject("originPorts"))}---${infraRoute(`    - matches: [{ path: { type: PathPrefix, value: /public } }]
+      backendRefs: [{ name: infra-backend-v2, port: 8080 }]
+    - backendRefs: [{ name: infra-backend-v1, port: 8080 }]`)}`,
+  );
+
+const echo = async (response: Response) => (await response.json()) as Echo;
+
+describe("only the table's endpoints can be reached", () => {
+  it("a Host naming an origin directly is just another host: served by the table's route, never that origin", async ({ expect }) => {
+    await seed();
+    const v3 = inject("originPorts").v3;
+    for (const host of [`127.0.0.1:${v3}`, "localhost", "[::1]", "metadata.google.internal"]) {
+      const response = await dispatch(new Request(`http://${host}/x`));
+      expect(response.status, host).toBe(200);
+      expect((await echo(response)).endpoint, host).toBe("infra-backend-v1");
+    }
+  });
+
+  it("a path that looks like a URL, dot segments and encoded slashes stay paths on the chosen endpoint", async ({ expect }) => {
+    await seed();
+    // (The echo origin itself reads "//evil.example/steal" as a scheme-relative URL, so only its endpoint is checked.)
+    const cases: [string, string, string | null][] = [
+      ["//evil.example/steal", "infra-backend-v1", null],
+      ["/public/../private", "infra-backend-v1", "/private"],
+      ["/public/..%2F..%2Fadmin", "infra-backend-v2", "/public/..%2F..%2Fadmin"],
+      ["/%2e%2e/%2e%2e/etc/passwd", "infra-backend-v1", "/etc/passwd"],
+      ["/http://127.0.0.1:1/", "infra-backend-v1", "/http://127.0.0.1:1/"],
+    ];
+    for (const [path, endpoint, seen] of cases) {
+      const response = await dispatch(new Request(`http://example.org${path}`));
+      expect(response.status, path).toBe(200);
+      const body = await echo(response);
+      expect(body.endpoint, path).toBe(endpoint);
+      if (seen !== null) expect(body.request.path, path).toBe(seen);
+    }
+  });
+
+  it("hop-by-hop headers, the headers Connection names, and gateway-internal x-kedge-* headers never reach the origin", async ({
+    expect,
+  }) => {
+    await seed();
+    const response = await dispatch(
+      new Request("http://example.org/", {
+        headers: {
+          connection: "close, x-secret",
+          "x-secret": "1",
+          "proxy-authorization": "Basic eA==",
+          "x-kedge-trusted": "yes",
+          te: "trailers",
+        },
+      }),
+    );
+    const { headers } = (await echo(response)).request;
+    for (const name of ["x-secret", "proxy-authorization", "x-kedge-trusted", "te"]) expect(headers[name], name).toBeUndefined();
+  });
+
+  it("header values with CR or LF cannot be formed, and configs holding them are refused at sync (see validation e2e)", ({ expect }) => {
+    expect(() => new Headers({ "x-a": "a\r\nInjected: 1" })).toThrow();
+  });
+});
+
+describe("size limits", () => {
+  it("answers 414 for an over-long URL and 431 for over-large headers, without touching an origin", async ({ expect }) => {
+    await seed();
+    const long = await dispatch(new Request(`http://example.org/${"a".repeat(9000)}`));
+    expect(long.status).toBe(414);
+    expect(await long.json()).toMatchObject({ error: "URI_TOO_LONG" });
+    const headers: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) headers[`x-big-${i}`] = "b".repeat(1000);
+    const big = await dispatch(new Request("http://example.org/", { headers }));
+    expect(big.status).toBe(431);
+    expect(await big.json()).toMatchObject({ error: "HEADERS_TOO_LARGE" });
+  });
+});
+
+describe("status endpoint", () => {
+  const withToken = { ...env, KEDGE_STATUS_TOKEN: "correct-horse-battery-staple" };
+  const call = async (app: ReturnType<typeof createApp>, bindings: object, auth?: string) => {
+    const ctx = createExecutionContext();
+    const response = await app.fetch(
+      new Request("http://example.org/.well-known/kedge/status", { headers: auth ? { authorization: auth } : {} }),
+      bindings,
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    return response;
+  };
+
+  it("is off without the token secret: the path is routed like any other", async ({ expect }) => {
+    await seed();
+    const response = await call(createApp(), env);
+    expect((await echo(response)).endpoint).toBe("infra-backend-v1");
+  });
+
+  it("refuses a missing or wrong token with 401, and answers the right one with the table and endpoints", async ({ expect }) => {
+    const table = await seed();
+    const app = createApp();
+    for (const auth of [undefined, "Bearer wrong", "Bearer correct-horse-battery-stapl", "correct-horse-battery-staple-and-more"]) {
+      const response = await call(app, withToken, auth);
+      expect(response.status, String(auth)).toBe(401);
+      expect(await response.json()).toMatchObject({ error: "UNAUTHORIZED" });
+    }
+    const ok = await call(app, withToken, "Bearer correct-horse-battery-staple");
+    expect(ok.status).toBe(200);
+    const body = (await ok.json()) as { table: { version: string }; backends: Record<string, { id: string; ejected: boolean }[]> };
+    expect(body.table.version).toBe(table.version);
+    expect(Object.keys(body.backends).sort()).toEqual([
+      "Service/c1/gateway-conformance-infra/infra-backend-v1:8080",
+      "Service/c1/gateway-conformance-infra/infra-backend-v2:8080",
+    ]);
+  });
+});
+
+describe("egress allow-list at the edge", () => {
+  it("never contacts an external endpoint outside the allow-list, even if the table names one", async ({ expect }) => {
+    const table = await seed();
+    const backend = table.backends["Service/c1/gateway-conformance-infra/infra-backend-v1:8080"]!;
+    // A table altered after the sync (or written by hand): the v1 endpoint turned into an external one.
+    const tampered = structuredClone(table);
+    tampered.egress = { allowedHostnames: ["api.partner.example"] };
+    tampered.backends[backend.id]!.endpoints = backend.endpoints.map((e) => ({ ...e, external: true as const }));
+    tampered.version = `${table.version.slice(0, 15)}beef0`;
+    await publishTable(tampered);
+    expect(canonicalJson(tampered)).toContain("api.partner.example");
+    const response = await dispatch(new Request("http://example.org/"));
+    expect(response.status).toBe(502);
+    expect(await response.json()).toMatchObject({ error: "EGRESS_NOT_ALLOWED" });
+  });
+});
+
+describe("passive health", () => {
+  it("a dead endpoint's requests fail over to a live one, and the dead one is ejected", async ({ expect }) => {
+    const ports = inject("originPorts");
+    // Port 1 on loopback: nothing listens there, so every connection is refused.
+    const slices = [ports.v1, 1]
+      .map(
+        (port, i) => `---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: { name: flaky-${i}, namespace: gateway-conformance-infra, labels: { kubernetes.io/service-name: flaky } }
+addressType: IPv4
+ports: [{ name: http, port: ${port} }]
+endpoints: [{ addresses: ["127.0.0.1"] }]
+`,
+      )
+      .join("");
+    await seedYaml(
+      `${infraYaml(ports)}---
+apiVersion: v1
+kind: Service
+metadata: { name: flaky, namespace: gateway-conformance-infra }
+spec: { ports: [{ name: http, port: 8080 }] }
+${slices}---${infraRoute("    - backendRefs: [{ name: flaky, port: 8080 }]")}`,
+    );
+    const app = createApp();
+    const bindings = { ...env, KEDGE_STATUS_TOKEN: "t0ken-for-this-test" };
+    for (let i = 0; i < 40; i++) {
+      const ctx = createExecutionContext();
+      const response = await app.fetch(new Request(`http://example.org/item/${i}`), bindings, ctx);
+      await waitOnExecutionContext(ctx);
+      expect(response.status, `request ${i}`).toBe(200);
+      expect((await echo(response)).endpoint).toBe("infra-backend-v1");
+    }
+    const ctx = createExecutionContext();
+    const status = await app.fetch(
+      new Request("http://example.org/.well-known/kedge/status", { headers: { authorization: "Bearer t0ken-for-this-test" } }),
+      bindings,
+      ctx,
+    );
+    const body = (await status.json()) as { backends: Record<string, { id: string; ejected: boolean }[]> };
+    const endpoints = body.backends["Service/c1/gateway-conformance-infra/flaky:8080"]!;
+    expect(endpoints.find((e) => e.id.endsWith(":1"))?.ejected).toBe(true);
+    expect(endpoints.find((e) => e.id.endsWith(`:${ports.v1}`))?.ejected).toBe(false);
+  });
+});
