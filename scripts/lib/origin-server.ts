@@ -4,6 +4,7 @@
  * `?delay=500ms`, `?status=503`, and `X-Echo-Set-Header: Name:value,Name2:value2`; for retries,
  * `?status=500&succeedAfter=2&key=K` fails the first 2 requests with key K, then answers 200. Requests
  * carrying `X-Test-Id` are counted: `GET /__origin/count?testId=ID` answers `{"count": n}` (mirror tests).
+ * `GET /__origin/health` answers the origin's health status (200), `?set=503` changes it (health-check tests).
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -39,11 +40,19 @@ export async function startOrigin(identity: OriginIdentity, port = 0, host = "12
   let served = 0;
   const failures = new Map<string, number>();
   const seenTestIds = new Map<string, number>();
+  let healthStatus = 200;
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://origin");
     if (url.pathname === "/__origin/count") {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ count: seenTestIds.get(url.searchParams.get("testId") ?? "") ?? 0 }));
+      return;
+    }
+    if (url.pathname === "/__origin/health") {
+      const set = Number(url.searchParams.get("set"));
+      if (set >= 200 && set <= 599) healthStatus = set;
+      res.writeHead(healthStatus, { "content-type": "text/plain" });
+      res.end(String(healthStatus));
       return;
     }
     served++;

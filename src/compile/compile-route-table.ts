@@ -47,6 +47,13 @@ const KNOWN_KINDS = new Set([
   "XBackendTrafficPolicy",
 ]);
 
+/** The edge settings' health check for a backend: the defaults, with its `namespace/name` override on top. */
+function withHealthCheck(backend: CompiledBackend, edge: EdgeConfig): CompiledBackend {
+  if (!edge.healthChecks) return backend;
+  const override = edge.healthChecks.overrides[`${backend.source.namespace}/${backend.source.name}`] ?? {};
+  return { ...backend, healthCheck: { ...edge.healthChecks.defaults, ...override } };
+}
+
 function localityPolicy(edge: EdgeConfig): LocalityPolicy {
   const clusters: LocalityPolicy["clusters"] = {};
   for (const c of edge.clusters) if (c.locality) clusters[c.name] = c.locality;
@@ -137,9 +144,15 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
     matches,
     rules,
     // Only backends a served rule uses: a rejected route may have resolved some before it failed.
-    backends: Object.fromEntries([...backends.entries()].filter(([id]) => used.has(id)).sort(([a], [b]) => (a < b ? -1 : 1))),
+    backends: Object.fromEntries(
+      [...backends.entries()]
+        .filter(([id]) => used.has(id))
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([id, backend]) => [id, withHealthCheck(backend, edge)]),
+    ),
     ...(edge.locality ? { locality: localityPolicy(edge) } : {}),
     ...(edge.egress.allowedHostnames ? { egress: { allowedHostnames: edge.egress.allowedHostnames } } : {}),
+    ...(edge.healthChecks ? { healthChecks: { maxEndpointsPerRun: edge.healthChecks.maxEndpointsPerRun } } : {}),
   } satisfies Omit<RouteTable, "version">;
   const version = (await sha256Hex(canonicalJson(body))).slice(0, 20);
   return { table: { ...body, version }, diagnostics: diagnostics.items, statuses };

@@ -4,7 +4,8 @@
  */
 import { isJsonObject } from "../gateway-api/manifest";
 import { hostnameProblem } from "../gateway-api/hostname";
-import type { ClusterLocality, SameSite } from "../table/route-table";
+import { parseDuration } from "../gateway-api/duration";
+import type { ClusterLocality, CompiledHealthCheck, SameSite } from "../table/route-table";
 
 export type { ClusterLocality };
 
@@ -35,6 +36,13 @@ export interface EgressSettings {
   clientCertificates: Record<string, string>;
 }
 
+/** Active health checks: defaults for every backend, overrides by backend `namespace/name`. */
+export interface HealthCheckSettings {
+  defaults: CompiledHealthCheck;
+  overrides: Record<string, Partial<CompiledHealthCheck>>;
+  maxEndpointsPerRun: number;
+}
+
 /** Prefer the clusters nearest to the request; spill over when they have too few healthy endpoints. */
 export interface LocalitySettings {
   minHealthyEndpoints: number;
@@ -47,6 +55,7 @@ export interface EdgeConfig {
   clusters: ClusterSettings[];
   egress: EgressSettings;
   sessions: { sameSite: SameSite };
+  healthChecks?: HealthCheckSettings;
   /** Absent: every ready endpoint of every cluster shares traffic by weight, wherever the request comes from. */
   locality?: LocalitySettings;
 }
@@ -163,6 +172,58 @@ function parseSessions(raw: unknown, at: string): { sameSite: SameSite } {
   return { sameSite };
 }
 
+function parseHealthCheck(raw: unknown, at: string, base?: CompiledHealthCheck): Partial<CompiledHealthCheck> {
+  if (!isJsonObject(raw)) throw new EdgeConfigError(`${at} must be a mapping`);
+  const out: Partial<CompiledHealthCheck> = {};
+  if (raw.path !== undefined) {
+    if (typeof raw.path !== "string" || !raw.path.startsWith("/")) throw new EdgeConfigError(`${at}.path must start with /`);
+    out.path = raw.path;
+  }
+  if (raw.timeout !== undefined) {
+    const ms = typeof raw.timeout === "string" ? parseDuration(raw.timeout) : null;
+    if (!ms || ms > 30_000) throw new EdgeConfigError(`${at}.timeout must be a duration from 1ms to 30s, e.g. 2s`);
+    out.timeoutMs = ms;
+  }
+  if (raw.expectedStatuses !== undefined) {
+    const codes = raw.expectedStatuses;
+    if (!Array.isArray(codes) || codes.length === 0 || !codes.every((c) => Number.isInteger(c) && c >= 100 && c <= 599)) {
+      throw new EdgeConfigError(`${at}.expectedStatuses must list HTTP status codes`);
+    }
+    out.expectedStatuses = codes as number[];
+  }
+  for (const key of ["healthyThreshold", "unhealthyThreshold"] as const) {
+    const n = raw[key];
+    if (n === undefined) continue;
+    if (!Number.isInteger(n) || (n as number) < 1 || (n as number) > 10) throw new EdgeConfigError(`${at}.${key} must be an integer 1-10`);
+    out[key] = n as number;
+  }
+  return base ? { ...base, ...out } : out;
+}
+
+function parseHealthChecks(raw: unknown, at: string): HealthCheckSettings | undefined {
+  if (raw === undefined) return undefined;
+  if (!isJsonObject(raw)) throw new EdgeConfigError(`${at} must be a mapping`);
+  const defaults = parseHealthCheck(raw, at, {
+    path: "/healthz",
+    timeoutMs: 2000,
+    expectedStatuses: [200],
+    healthyThreshold: 2,
+    unhealthyThreshold: 2,
+  }) as CompiledHealthCheck;
+  const overrides: Record<string, Partial<CompiledHealthCheck>> = {};
+  const rawOverrides = raw.overrides ?? {};
+  if (!isJsonObject(rawOverrides)) throw new EdgeConfigError(`${at}.overrides must map "<namespace>/<backend name>" to settings`);
+  for (const [key, value] of Object.entries(rawOverrides)) {
+    if (!/^[a-z0-9-]+\/[a-z0-9.-]+$/.test(key))
+      throw new EdgeConfigError(`${at}.overrides key ${JSON.stringify(key)} must be "<namespace>/<name>"`);
+    overrides[key] = parseHealthCheck(value, `${at}.overrides.${key}`);
+  }
+  const max = raw.maxEndpointsPerRun ?? 45;
+  if (!Number.isInteger(max) || (max as number) < 1 || (max as number) > 1000)
+    throw new EdgeConfigError(`${at}.maxEndpointsPerRun must be an integer 1-1000`);
+  return { defaults, overrides, maxEndpointsPerRun: max as number };
+}
+
 /** Validates the parsed edge settings document. */
 export function parseEdgeConfig(raw: unknown, file: string): EdgeConfig {
   if (!isJsonObject(raw)) throw new EdgeConfigError(`${file}: must be a YAML mapping`);
@@ -211,6 +272,7 @@ export function parseEdgeConfig(raw: unknown, file: string): EdgeConfig {
     clusters,
     egress: parseEgress(spec.egress, `${file}: spec.egress`),
     sessions: parseSessions(spec.sessions, `${file}: spec.sessions`),
+    healthChecks: parseHealthChecks(spec.healthChecks, `${file}: spec.healthChecks`),
     locality,
   };
 }

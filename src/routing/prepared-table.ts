@@ -38,6 +38,8 @@ export interface PreparedTable {
   backends: Map<string, PreparedBackend>;
   /** Whether listeners of a protocol use more than one port (then the request's port picks among them). */
   multiPort: Partial<Record<Protocol, boolean>>;
+  /** Endpoints the active health checks found unhealthy; refreshed with the table pointer. */
+  unhealthy: Set<string>;
 }
 
 const fullMatch = (pattern: string): RegExp => new RegExp(`^(?:${pattern})$`, "u");
@@ -70,6 +72,7 @@ export function prepareTable(table: RouteTable): PreparedTable {
     rules: table.rules,
     ruleChoices: table.rules.map((r) => weightedChoice(r.backendRefs.map((b) => b.weight))),
     backends,
+    unhealthy: new Set(),
     multiPort: Object.fromEntries(
       (["HTTP", "HTTPS"] as const).map((p) => [p, new Set(table.listeners.filter((l) => l.protocol === p).map((l) => l.port)).size > 1]),
     ),

@@ -11,6 +11,8 @@ export const KV_KEYS = {
   current: (table: string): string => `table/${table}/current`,
   /** The kept versions, newest first, for rollback and pruning. */
   history: (table: string): string => `table/${table}/history`,
+  /** Active health-check results, written by the Worker's Cron Trigger, read with the pointer. */
+  health: (table: string): string => `health/${table}`,
 } as const;
 
 /** Workers KV's largest value: a table blob above it cannot be stored. */

@@ -2,7 +2,7 @@
  * @module Parses a RouteTable read from KV. The Worker trusts nothing it reads: a blob of another
  * schema version or a malformed one is rejected with a reason, and the caller keeps the last good table.
  */
-import { SCHEMA_VERSION, type RouteTable, type TableHistoryEntry, type TablePointer } from "./route-table";
+import { type HealthState, SCHEMA_VERSION, type RouteTable, type TableHistoryEntry, type TablePointer } from "./route-table";
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -110,4 +110,11 @@ export function parseTableHistory(raw: unknown): ParseResult<TableHistoryEntry[]
     entries.push({ version: e.version, writtenAt: e.writtenAt, rules: e.rules, backends: e.backends });
   }
   return { ok: true, value: entries };
+}
+
+/** The health record, or null when it is absent or malformed (the Worker then keeps what it knew). */
+export function parseHealthState(raw: unknown): HealthState | null {
+  if (!isObject(raw) || !isString(raw.updatedAt) || !isObject(raw.endpoints)) return null;
+  for (const e of Object.values(raw.endpoints)) if (!isObject(e) || typeof e.healthy !== "boolean") return null;
+  return raw as unknown as HealthState;
 }

@@ -163,12 +163,23 @@ export interface LocalityPolicy {
   clusters: Record<string, ClusterLocality>;
 }
 
+/** Active health check of a backend's endpoints, run by the Worker's Cron Trigger. */
+export interface CompiledHealthCheck {
+  /** Path and query probed on each endpoint. */
+  path: string;
+  timeoutMs: number;
+  expectedStatuses: number[];
+  healthyThreshold: number;
+  unhealthyThreshold: number;
+}
+
 export interface CompiledBackend {
   /** e.g. `Service/us-east/bookinfo/reviews-v1:9080` */
   id: string;
   source: SourceRef;
   port: number;
   endpoints: CompiledEndpoint[];
+  healthCheck?: CompiledHealthCheck;
 }
 
 /** Rule candidates for one host pattern, per listener protocol, already in Gateway API precedence. */
@@ -195,6 +206,14 @@ export interface RouteTable {
   locality?: LocalityPolicy;
   /** The edge settings' egress allow-list, checked again by the Worker before it contacts an external endpoint. */
   egress?: { allowedHostnames: string[] };
+  /** Active health checks: at most this many endpoints are probed per Cron run (subrequest limits). */
+  healthChecks?: { maxEndpointsPerRun: number };
+}
+
+/** What `health/<name>` holds: the Cron Trigger's view of each probed endpoint. */
+export interface HealthState {
+  updatedAt: string;
+  endpoints: Record<string, { healthy: boolean; successes: number; failures: number; checkedAt: number }>;
 }
 
 /** What `table/<name>/current` holds. */

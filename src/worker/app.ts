@@ -102,8 +102,12 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     if (backendRedirect) return backendRedirect;
     const location = requestLocation(c.req.raw);
     const clock = Date.now();
-    const ejected = (e: CompiledEndpoint) => outliers.isEjected(e.id, clock);
-    const endpoint = pickEndpoint(prepared, choice.backend, Math.random(), location, outliers.anyEjected ? ejected : undefined);
+    // Unhealthy (active checks) or ejected (passive health) endpoints are avoided while others can serve.
+    const ejected = (e: CompiledEndpoint) => prepared.unhealthy.has(e.id) || outliers.isEjected(e.id, clock);
+    const avoiding = outliers.anyEjected || prepared.unhealthy.size > 0;
+    const endpoint =
+      (avoiding ? pickEndpoint(prepared, choice.backend, Math.random(), location, ejected) : null) ??
+      pickEndpoint(prepared, choice.backend, Math.random(), location);
     // A retry avoids the endpoints already tried, and their clusters when another cluster can serve.
     const nextEndpoint = (tried: CompiledEndpoint[]) => {
       const clusters = new Set(tried.map((t) => t.cluster));

@@ -33,6 +33,7 @@ export function statusBody(prepared: PreparedTable, outliers: OutlierDetector, n
           terminating: e.terminating,
           weight: e.weight,
           ejected: outliers.isEjected(e.id, now),
+          healthy: !prepared.unhealthy.has(e.id),
         })),
       ]),
     ),

@@ -5,7 +5,7 @@
  */
 import { prepareTable, type PreparedTable } from "../routing/prepared-table";
 import { KV_KEYS } from "../table/kv-keys";
-import { parseRouteTable, parseTablePointer } from "../table/parse-route-table";
+import { parseHealthState, parseRouteTable, parseTablePointer } from "../table/parse-route-table";
 import type { Env } from "./env";
 
 interface LoaderState {
@@ -33,7 +33,10 @@ async function refresh(env: Env, state: LoaderState): Promise<void> {
       console.warn(`kedge: table ${name}: pointer unusable (${pointer.reason}); keeping ${state.prepared?.table.version ?? "no table"}`);
       return;
     }
-    if (pointer.value.version === state.prepared?.table.version) return;
+    if (pointer.value.version === state.prepared?.table.version) {
+      await refreshHealth(env, state.prepared);
+      return;
+    }
     const parsed = parseRouteTable(await env.ROUTES.get(KV_KEYS.blob(name, pointer.value.version), "json"));
     if (!parsed.ok) {
       console.error(
@@ -42,9 +45,21 @@ async function refresh(env: Env, state: LoaderState): Promise<void> {
       return;
     }
     state.prepared = prepareTable(parsed.value);
+    await refreshHealth(env, state.prepared);
     console.log(`kedge: serving table ${name}@${parsed.value.version} (${parsed.value.rules.length} rules)`);
   } catch (error) {
     console.error(`kedge: reading table ${name} failed; keeping ${state.prepared?.table.version ?? "no table"}`, error);
+  }
+}
+
+/** Reads the Cron Trigger's health results; a missing or unreadable record keeps what was known. */
+async function refreshHealth(env: Env, prepared: PreparedTable): Promise<void> {
+  if (!prepared.table.healthChecks) return;
+  try {
+    const state = parseHealthState(await env.ROUTES.get(KV_KEYS.health(prepared.table.name), "json"));
+    if (state) prepared.unhealthy = new Set(Object.entries(state.endpoints).flatMap(([id, e]) => (e.healthy ? [] : [id])));
+  } catch (error) {
+    console.warn(`kedge: reading health of ${prepared.table.name} failed; keeping the last known`, error);
   }
 }
 
