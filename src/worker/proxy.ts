@@ -44,9 +44,10 @@ export async function proxyToEndpoint(input: ProxyInput): Promise<{ response: Re
   });
   const { response: answer, endpoint } = sent;
   if (upstream.webSocket && answer.status === 101) return { response: answer, endpoint };
-  const headers = new Headers(answer.headers);
-  stripHopByHop(headers);
-  for (const f of filters) if (f.type === "ResponseHeaderModifier") applyHeaderModifier(headers, f.modifier);
-  headers.set("x-request-id", input.requestId);
-  return { response: new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers }), endpoint };
+  // Re-wrapping copies status and headers natively; only the edits below run in JS.
+  const response = new Response(answer.body, answer);
+  stripHopByHop(response.headers);
+  for (const f of filters) if (f.type === "ResponseHeaderModifier") applyHeaderModifier(response.headers, f.modifier);
+  response.headers.set("x-request-id", input.requestId);
+  return { response, endpoint };
 }
