@@ -57,7 +57,12 @@ async function main(): Promise<void> {
   const load = [await benchTableLoad(1000), await benchTableLoad(10_000)];
   table(
     "Table load: KV JSON → ready matcher",
-    load.map((l) => ({ routes: l.routes, "JSON MiB": fmt(l.bytes / 2 ** 20), "load ms": fmt(l.loadMs, 1), "heap MiB": l.heapMB > 0 ? fmt(l.heapMB, 1) : "n/a (below GC noise)" })),
+    load.map((l) => ({
+      routes: l.routes,
+      "JSON MiB": fmt(l.bytes / 2 ** 20),
+      "load ms": fmt(l.loadMs, 1),
+      "heap MiB": l.heapMB > 0 ? fmt(l.heapMB, 1) : "n/a (below GC noise)",
+    })),
   );
 
   const sync = benchSync(10_000);
