@@ -239,8 +239,14 @@ function resolveRef(ctx: BackendContext, route: Manifest, ref: Record<string, un
 }
 
 /** The context a rule's (or a backendRef's) filters compile in: mirrors resolve like backendRefs. */
-export function filterContext(ctx: BackendContext, route: Manifest, matches: MatchDraft[], unresolved: FieldProblem[]): FilterContext {
-  return { matches, unresolved, resolveMirror: (ref, at) => resolveRef(ctx, route, ref, at) };
+export function filterContext(
+  ctx: BackendContext,
+  route: Manifest,
+  matches: MatchDraft[],
+  unresolved: FieldProblem[],
+  level: FilterContext["level"],
+): FilterContext {
+  return { matches, unresolved, level, resolveMirror: (ref, at) => resolveRef(ctx, route, ref, at) };
 }
 
 /** Resolves `rules[i].backendRefs`. */
@@ -268,7 +274,7 @@ export function resolveBackendRefs(
       result.rejected = { field: `${here}.weight`, reason: "UnsupportedValue", message: "weight must be an integer 0-1000000" };
       return result;
     }
-    const filters = compileFilters(ref.filters, `${here}.filters`, filterContext(ctx, route, matches, result.unresolved));
+    const filters = compileFilters(ref.filters, `${here}.filters`, filterContext(ctx, route, matches, result.unresolved, "backendRef"));
     if (isProblem(filters)) {
       result.rejected = filters;
       return result;

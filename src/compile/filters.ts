@@ -95,6 +95,8 @@ export interface FilterContext {
   resolveMirror(ref: Record<string, unknown>, at: string): { backend: string } | FieldProblem;
   /** Mirrors whose backend cannot be resolved: ResolvedRefs=False, and the mirror is left out. */
   unresolved: FieldProblem[];
+  /** Where the filters sit: CORS is a rule's, never a backendRef's. */
+  level: "rule" | "backendRef";
 }
 
 function compileMirror(raw: unknown, at: string, ctx: FilterContext): CompiledFilter | FieldProblem | null {
@@ -136,6 +138,37 @@ function compileMirror(raw: unknown, at: string, ctx: FilterContext): CompiledFi
     return null;
   }
   return { type: "RequestMirror", backend: resolved.backend, percent };
+}
+
+const ORIGIN = /^https?:\/\/(\*\.)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?$/;
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+function compileCors(raw: unknown, at: string): CompiledFilter | FieldProblem {
+  const c = isJsonObject(raw) ? raw : {};
+  const list = (key: string, valid: (v: string) => boolean, what: string): string[] | FieldProblem => {
+    const value = c[key] ?? [];
+    if (!Array.isArray(value) || value.length > 64 || !value.every((v) => typeof v === "string" && (v === "*" || valid(v)))) {
+      return { field: `${at}.${key}`, reason: "UnsupportedValue", message: `${key} must be a list of ${what}, or ["*"]` };
+    }
+    if (value.includes("*") && value.length > 1)
+      return { field: `${at}.${key}`, reason: "UnsupportedValue", message: `"*" must be ${key}'s only entry` };
+    return value as string[];
+  };
+  const allowOrigins = list("allowOrigins", (v) => ORIGIN.test(v), 'origins like "https://app.example" or "https://*.example.com"');
+  if (isProblem(allowOrigins)) return allowOrigins;
+  const allowMethods = list("allowMethods", (v) => TOKEN.test(v), "HTTP methods");
+  if (isProblem(allowMethods)) return allowMethods;
+  const allowHeaders = list("allowHeaders", (v) => TOKEN.test(v), "header names");
+  if (isProblem(allowHeaders)) return allowHeaders;
+  const exposeHeaders = list("exposeHeaders", (v) => TOKEN.test(v), "header names");
+  if (isProblem(exposeHeaders)) return exposeHeaders;
+  const allowCredentials = c.allowCredentials ?? false;
+  if (typeof allowCredentials !== "boolean")
+    return { field: `${at}.allowCredentials`, reason: "UnsupportedValue", message: "allowCredentials must be true or false" };
+  const maxAge = c.maxAge ?? 5;
+  if (!Number.isInteger(maxAge) || (maxAge as number) < 0)
+    return { field: `${at}.maxAge`, reason: "UnsupportedValue", message: "maxAge must be seconds, 0 or more" };
+  return { type: "CORS", allowOrigins, allowCredentials, allowMethods, allowHeaders, exposeHeaders, maxAge: maxAge as number };
 }
 
 /** Compiles a filter list of a rule or a backendRef. */
@@ -195,6 +228,19 @@ export function compileFilters(raw: unknown, at: string, ctx: FilterContext): Co
         const path = compilePathModifier(r.path, `${here}.urlRewrite.path`, matches);
         if (isProblem(path)) return path;
         out.push({ type: "URLRewrite", hostname: r.hostname as string | undefined, path });
+        break;
+      }
+      case "CORS": {
+        if (ctx.level === "backendRef") {
+          return {
+            field: `${here}.type`,
+            reason: "UnsupportedValue",
+            message: "CORS applies to a whole rule; set it in the rule's filters",
+          };
+        }
+        const cors = compileCors(f.cors, `${here}.cors`);
+        if (isProblem(cors)) return cors;
+        out.push(cors);
         break;
       }
       case "RequestMirror": {

@@ -95,7 +95,7 @@ function compileRules(
     const matches = compileMatches(rule.matches, `${at}.matches`);
     if (isProblem(matches)) return matches;
     matchCount += matches.length;
-    const filters = compileFilters(rule.filters, `${at}.filters`, filterContext(ctx, route, matches, unresolved));
+    const filters = compileFilters(rule.filters, `${at}.filters`, filterContext(ctx, route, matches, unresolved, "rule"));
     if (isProblem(filters)) return filters;
     const hasRedirect = filters.some((f) => f.type === "RequestRedirect");
     if (hasRedirect && Array.isArray(rule.backendRefs) && rule.backendRefs.length > 0) {

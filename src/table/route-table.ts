@@ -71,7 +71,17 @@ export type CompiledFilter =
     }
   | { type: "URLRewrite"; hostname?: string; path?: PathModifier }
   /** A copy of the request goes to one endpoint of `backend` (for `percent` of requests); its answer is ignored. */
-  | { type: "RequestMirror"; backend: string; percent: number };
+  | { type: "RequestMirror"; backend: string; percent: number }
+  /** CORS (rule level): the gateway answers preflights and adds the response headers. */
+  | {
+      type: "CORS";
+      allowOrigins: string[];
+      allowCredentials: boolean;
+      allowMethods: string[];
+      allowHeaders: string[];
+      exposeHeaders: string[];
+      maxAge: number;
+    };
 
 /** `rules[].retry` (GEP-1731): `attempts` retries after the first try, on these codes or a connection error. */
 export interface CompiledRetry {

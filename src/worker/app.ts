@@ -5,6 +5,7 @@
 import { Hono } from "hono";
 import type { RequestLocation } from "../routing/locality";
 import type { CompiledEndpoint, CompiledFilter } from "../table/route-table";
+import { actualResponseHeaders, type CorsFilter, preflightHeaders } from "../routing/cors";
 import { matchRequest } from "../routing/match-request";
 import { redirectLocation } from "../routing/redirect";
 import { pickBackend, pickEndpoint } from "../routing/select-backend";
@@ -83,6 +84,21 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     };
     const ruleRedirect = redirectTo(match.rule.filters.find((f) => f.type === "RequestRedirect"));
     if (ruleRedirect) return ruleRedirect;
+    const cors = match.rule.filters.find((f): f is CorsFilter => f.type === "CORS");
+    const origin = c.req.header("origin") ?? null;
+    if (cors && c.req.method === "OPTIONS" && origin && c.req.header("access-control-request-method")) {
+      return new Response(null, {
+        status: 204,
+        headers: { ...preflightHeaders(cors, origin, c.req.raw.headers), "x-request-id": requestId },
+      });
+    }
+    const withCors = (response: Response): Response => {
+      if (cors && response.status !== 101) {
+        for (const [name, value] of Object.entries(actualResponseHeaders(cors, origin))) response.headers.set(name, value);
+        response.headers.append("vary", "Origin");
+      }
+      return response;
+    };
 
     const forward = { request: c.req.raw, url, host, requestId, rule: match.rule };
     const mirror = { prepared, bindings: c.env, waitUntil: (p: Promise<unknown>) => c.executionCtx.waitUntil(p) };
@@ -91,7 +107,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     const pinned = session ? await resumeSession(deps, prepared, match.rule, session, c.req.raw.headers) : null;
     if (pinned) {
       const { response } = await proxyToEndpoint({ ...forward, mirror, backendFilters: pinned.ref.filters, endpoint: pinned.endpoint });
-      return response;
+      return withCors(response);
     }
 
     const choice = pickBackend(prepared, match.ruleIndex, Math.random());
@@ -129,7 +145,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     if (session && sent.endpoint.id !== endpoint.id) token = startSession(deps, session, backendId, sent.endpoint.id);
     const issued = await token;
     if (session && issued && sent.response.status !== 101) attachToken(sent.response.headers, session, issued, scheme === "https");
-    return sent.response;
+    return withCors(sent.response);
   });
 
   app.onError((error, c) => {
