@@ -2,7 +2,7 @@
  * @module Endpoints a deployed Worker cannot reach: production fetch() refuses IP literals, and
  * `localhost` is the edge itself. Fine for `npm start` and local pushes; worth a warning on --remote.
  */
-import { isIpLiteral } from "../../src/gateway-api/hostname";
+import { isIpLiteral, isLocalhost } from "../../src/gateway-api/hostname";
 import type { RouteTable } from "../../src/table/route-table";
 
 export interface UnreachableEndpoint {
@@ -18,7 +18,7 @@ export function unreachableEndpoints(table: RouteTable): UnreachableEndpoint[] {
       const host = e.host.toLowerCase();
       const why = isIpLiteral(host)
         ? "an IP literal (production Workers fetch() refuses IP addresses; use a LoadBalancer hostname or a hostname template)"
-        : host === "localhost" || host.endsWith(".localhost")
+        : isLocalhost(host)
           ? "localhost (the edge itself, not your cluster)"
           : undefined;
       if (why) found.push({ backend: backend.id, endpoint: e.id, why });

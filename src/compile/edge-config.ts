@@ -66,6 +66,8 @@ export class EdgeConfigError extends Error {
 }
 
 const NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+/** `<namespace>/<name>`, as keys of clientCertificates and health-check overrides. */
+const NAMESPACED_NAME = /^[a-z0-9-]+\/[a-z0-9.-]+$/;
 
 function parseEndpoints(raw: unknown, at: string): EndpointSource {
   if (raw === undefined) return { from: "EndpointSlice", scheme: "http" };
@@ -141,7 +143,7 @@ function parseEgress(raw: unknown, at: string): EgressSettings {
   if (!isJsonObject(certs)) throw new EdgeConfigError(`${at}.clientCertificates must map "<namespace>/<secret>" to an mTLS binding name`);
   const clientCertificates: Record<string, string> = {};
   for (const [ref, binding] of Object.entries(certs)) {
-    if (!/^[a-z0-9-]+\/[a-z0-9.-]+$/.test(ref)) {
+    if (!NAMESPACED_NAME.test(ref)) {
       throw new EdgeConfigError(`${at}.clientCertificates key ${JSON.stringify(ref)} must be "<namespace>/<secret name>"`);
     }
     if (typeof binding !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(binding)) {
@@ -214,8 +216,7 @@ function parseHealthChecks(raw: unknown, at: string): HealthCheckSettings | unde
   const rawOverrides = raw.overrides ?? {};
   if (!isJsonObject(rawOverrides)) throw new EdgeConfigError(`${at}.overrides must map "<namespace>/<backend name>" to settings`);
   for (const [key, value] of Object.entries(rawOverrides)) {
-    if (!/^[a-z0-9-]+\/[a-z0-9.-]+$/.test(key))
-      throw new EdgeConfigError(`${at}.overrides key ${JSON.stringify(key)} must be "<namespace>/<name>"`);
+    if (!NAMESPACED_NAME.test(key)) throw new EdgeConfigError(`${at}.overrides key ${JSON.stringify(key)} must be "<namespace>/<name>"`);
     overrides[key] = parseHealthCheck(value, `${at}.overrides.${key}`);
   }
   const max = raw.maxEndpointsPerRun ?? 45;

@@ -134,7 +134,7 @@ function compileMirror(raw: unknown, at: string, ctx: FilterContext): CompiledFi
   }
   const resolved = ctx.resolveMirror(m.backendRef, `${at}.backendRef`);
   if ("reason" in resolved) {
-    ctx.unresolved.push({ ...resolved, message: `${resolved.message}; the mirror is left out` });
+    ctx.unresolved.push({ ...resolved, effect: "the mirror is left out" });
     return null;
   }
   return { type: "RequestMirror", backend: resolved.backend, percent };

@@ -255,8 +255,7 @@ export function compileHTTPRoutes(
     }
     if (attachments.length === 0) continue;
     for (const u of rules.unresolved) {
-      const effect = u.field.includes(".requestMirror.") ? "" : "; requests for its share answer 500";
-      diagnostics.error(route, u.field, u.reason, `${u.message}${effect}`);
+      diagnostics.error(route, u.field, u.reason, `${u.message}; ${u.effect ?? "requests for its share answer 500"}`);
     }
     for (const w of rules.warnings) diagnostics.warn(route, w.field, w.reason, w.message);
     for (const listener of new Set(attachments.map((a) => a.listener))) listener.attachedRoutes++;

@@ -16,6 +16,8 @@ export interface FieldProblem {
   field: string;
   reason: string;
   message: string;
+  /** What the problem does at the edge, said after the message in diagnostics (e.g. "the mirror is left out"). */
+  effect?: string;
 }
 
 export const METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"];

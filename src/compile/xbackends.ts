@@ -4,7 +4,7 @@
  * localhost) and what a Worker can honour (protocol, TLS mode, client certificates), so each object
  * is either usable at the edge or rejected with a condition that says why. Never silent.
  */
-import { hostnameMatches, hostnameProblem, isIpLiteral } from "../gateway-api/hostname";
+import { hostnameMatches, hostnameProblem, isIpLiteral, isLocalhost } from "../gateway-api/hostname";
 import { apiGroup, isJsonObject, type Manifest } from "../gateway-api/manifest";
 import { X_GROUP } from "./api-groups";
 import type { Condition, Diagnostics, ResourceStatus } from "./diagnostics";
@@ -54,8 +54,6 @@ const key = (cluster: string, namespace: string, name: string) => `${cluster}/${
 
 /** Names no edge should be pointed at by a namespace owner: cluster-internal DNS. */
 const CLUSTER_INTERNAL = [".cluster.local", ".clusterset.local", ".svc"];
-
-const isLocalhost = (host: string) => host === "localhost" || host.endsWith(".localhost");
 
 function checkHostname(raw: unknown, egress: EgressSettings): FieldProblem | string {
   const field = "spec.externalHostname.hostname";

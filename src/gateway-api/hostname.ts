@@ -6,6 +6,9 @@ export { hostnameMatches, isWildcard };
 const LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 
+/** `localhost` and its subdomains: the machine itself, never a cluster's endpoint. */
+export const isLocalhost = (host: string): boolean => host === "localhost" || host.endsWith(".localhost");
+
 /** True for an IPv4 or IPv6 literal (with or without brackets). */
 export function isIpLiteral(host: string): boolean {
   return IPV4.test(host) || host.includes(":") || (host.startsWith("[") && host.endsWith("]"));

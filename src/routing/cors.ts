@@ -7,10 +7,18 @@ import type { CompiledFilter } from "../table/route-table";
 
 export type CorsFilter = Extract<CompiledFilter, { type: "CORS" }>;
 
+/** Compiled wildcard origins, kept for the isolate's life: patterns come from the table, so they are few. */
+const compiledOrigins = new Map<string, RegExp>();
+
 function originPattern(pattern: string): RegExp {
-  // "https://*.example.com": the * stands for one or more host labels.
-  const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace("*", "[a-z0-9-]+(?:\\.[a-z0-9-]+)*");
-  return new RegExp(`^${escaped}$`);
+  let compiled = compiledOrigins.get(pattern);
+  if (!compiled) {
+    // "https://*.example.com": the * stands for one or more host labels.
+    const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace("*", "[a-z0-9-]+(?:\\.[a-z0-9-]+)*");
+    compiled = new RegExp(`^${escaped}$`);
+    compiledOrigins.set(pattern, compiled);
+  }
+  return compiled;
 }
 
 export function originAllowed(cors: CorsFilter, origin: string): boolean {

@@ -4,6 +4,8 @@
  * another rule) is no session, decided without a Durable Object call.
  */
 
+import { sameBytes } from "./constant-time";
+
 const ID_BYTES = 16;
 const MAC_BYTES = 16;
 const encoder = new TextEncoder();
@@ -31,14 +33,6 @@ async function mac(key: CryptoKey, scope: string, id: string): Promise<string> {
   return base64url(new Uint8Array(signature).subarray(0, MAC_BYTES));
 }
 
-/** Compares without an early exit, so timing does not reveal how much of a guessed MAC was right. */
-function sameText(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-}
-
 export function newSessionId(): string {
   return base64url(crypto.getRandomValues(new Uint8Array(ID_BYTES)));
 }
@@ -54,5 +48,5 @@ export async function verifyToken(key: CryptoKey, scope: string, token: string):
   const parts = TOKEN.exec(token);
   if (!parts) return null;
   const [, id, given] = parts as unknown as [string, string, string];
-  return sameText(await mac(key, scope, id), given) ? id : null;
+  return sameBytes(encoder.encode(await mac(key, scope, id)), encoder.encode(given)) ? id : null;
 }

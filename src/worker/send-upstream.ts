@@ -72,7 +72,11 @@ export async function sendUpstream(plan: SendPlan): Promise<SendResult> {
   const replayable = isReplayable(plan.body);
   const retries = plan.retry && replayable ? plan.retry.attempts : 0;
   // Without a retry policy, a connection failure still gets one more try elsewhere when that is safe.
-  const failover = retries === 0 && plan.nextEndpoint && (IDEMPOTENT.has(plan.upstream.method) || plan.body.kind === "buffered") ? 1 : 0;
+  const safeToResend = IDEMPOTENT.has(plan.upstream.method) || plan.body.kind === "buffered";
+  const failover = retries === 0 && replayable && plan.nextEndpoint && safeToResend ? 1 : 0;
+  // A try that ran out of backendRequest time counts as a 504: retried only when the policy names 504.
+  const timeoutRetries = plan.retry?.codes.includes(504) ? retries : 0;
+  const connectionRetries = retries || failover;
   const tried: CompiledEndpoint[] = [];
   let endpoint = plan.endpoint;
   for (let attempt = 0; ; attempt++) {
@@ -82,23 +86,18 @@ export async function sendUpstream(plan: SendPlan): Promise<SendResult> {
     tried.push(endpoint);
     const outcome = await tryOnce(plan, endpoint, limit);
     plan.onOutcome?.(endpoint, outcome instanceof Response && outcome.status < 500);
-    const last = attempt >= retries;
     if (outcome instanceof Response) {
-      if (last || !plan.retry?.codes.includes(outcome.status)) return { response: outcome, endpoint, tries: attempt + 1 };
+      if (attempt >= retries || !plan.retry?.codes.includes(outcome.status)) return { response: outcome, endpoint, tries: attempt + 1 };
       await outcome.body?.cancel();
-    } else {
-      const timedOut = outcome.failed === "timeout";
-      if (timedOut && limit === remaining) {
+    } else if (outcome.failed === "timeout") {
+      if (limit === remaining) {
         throw new GatewayError("UPSTREAM_TIMEOUT", `no answer within the request timeout of ${requestMs} ms`, { cause: outcome.cause });
       }
-      // Connection errors are retried; a try that ran out of backendRequest time counts as a 504.
-      const retryable = !timedOut || plan.retry?.codes.includes(504);
-      const failingOver = !timedOut && attempt < failover && replayable;
-      if ((last && !failingOver) || !retryable) {
-        throw timedOut
-          ? new GatewayError("UPSTREAM_TIMEOUT", `upstream ${endpoint.id} did not answer within ${limit} ms`, { cause: outcome.cause })
-          : new GatewayError("UPSTREAM_UNREACHABLE", `upstream ${endpoint.id} could not be reached`, { cause: outcome.cause });
+      if (attempt >= timeoutRetries) {
+        throw new GatewayError("UPSTREAM_TIMEOUT", `upstream ${endpoint.id} did not answer within ${limit} ms`, { cause: outcome.cause });
       }
+    } else if (attempt >= connectionRetries) {
+      throw new GatewayError("UPSTREAM_UNREACHABLE", `upstream ${endpoint.id} could not be reached`, { cause: outcome.cause });
     }
     const wait = Math.min(plan.retry?.backoffMs ?? 0, deadline - Date.now());
     if (wait > 0) await sleep(wait);

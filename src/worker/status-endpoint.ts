@@ -3,20 +3,17 @@
  * state. Off unless the KEDGE_STATUS_TOKEN secret is set; the bearer token is compared in constant time.
  */
 import type { PreparedTable } from "../routing/prepared-table";
+import { sameBytes } from "../session/constant-time";
 import type { OutlierDetector } from "./outlier-detector";
 
 export const STATUS_PATH = "/.well-known/kedge/status";
 
 const encoder = new TextEncoder();
 
-/** Equal strings, judged without an early exit: both are hashed first, so even their lengths stay hidden. */
+/** Equal strings, judged in constant time: both are hashed first, so even their lengths stay hidden. */
 export async function tokensEqual(given: string, expected: string): Promise<boolean> {
   const [a, b] = await Promise.all([given, expected].map((t) => crypto.subtle.digest("SHA-256", encoder.encode(t))));
-  const x = new Uint8Array(a!);
-  const y = new Uint8Array(b!);
-  let diff = 0;
-  for (let i = 0; i < x.length; i++) diff |= x[i]! ^ y[i]!;
-  return diff === 0;
+  return sameBytes(new Uint8Array(a!), new Uint8Array(b!));
 }
 
 export function statusBody(prepared: PreparedTable, outliers: OutlierDetector, now: number): unknown {

@@ -7,10 +7,12 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, inject, it } from "vitest";
 import { createApp } from "../../src/worker/app";
-import { canonicalJson } from "../../src/table/canonical-json";
 import { infraRoute, infraYaml } from "../support/conformance-infra";
+import { endpointSlice, service, yamlDocs } from "../support/manifests";
 import { dispatch } from "./dispatch";
 import { publishTable, seedYaml } from "./seed-table";
+
+const NS = "gateway-conformance-infra";
 
 interface Echo {
   endpoint: string;
@@ -74,10 +76,6 @@ describe("only the table's endpoints can be reached", () => {
     );
     const { headers } = (await echo(response)).request;
     for (const name of ["x-secret", "proxy-authorization", "x-kedge-trusted", "te"]) expect(headers[name], name).toBeUndefined();
-  });
-
-  it("header values with CR or LF cannot be formed, and configs holding them are refused at sync (see validation e2e)", ({ expect }) => {
-    expect(() => new Headers({ "x-a": "a\r\nInjected: 1" })).toThrow();
   });
 });
 
@@ -143,7 +141,6 @@ describe("egress allow-list at the edge", () => {
     tampered.backends[backend.id]!.endpoints = backend.endpoints.map((e) => ({ ...e, external: true as const }));
     tampered.version = `${table.version.slice(0, 15)}beef0`;
     await publishTable(tampered);
-    expect(canonicalJson(tampered)).toContain("api.partner.example");
     const response = await dispatch(new Request("http://example.org/"));
     expect(response.status).toBe(502);
     expect(await response.json()).toMatchObject({ error: "EGRESS_NOT_ALLOWED" });
@@ -154,25 +151,9 @@ describe("passive health", () => {
   it("a dead endpoint's requests fail over to a live one, and the dead one is ejected", async ({ expect }) => {
     const ports = inject("originPorts");
     // Port 1 on loopback: nothing listens there, so every connection is refused.
-    const slices = [ports.v1, 1]
-      .map(
-        (port, i) => `---
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: { name: flaky-${i}, namespace: gateway-conformance-infra, labels: { kubernetes.io/service-name: flaky } }
-addressType: IPv4
-ports: [{ name: http, port: ${port} }]
-endpoints: [{ addresses: ["127.0.0.1"] }]
-`,
-      )
-      .join("");
+    const slices = [ports.v1, 1].map((port, i) => endpointSlice({ service: "flaky", name: `flaky-${i}`, namespace: NS, port }));
     await seedYaml(
-      `${infraYaml(ports)}---
-apiVersion: v1
-kind: Service
-metadata: { name: flaky, namespace: gateway-conformance-infra }
-spec: { ports: [{ name: http, port: 8080 }] }
-${slices}---${infraRoute("    - backendRefs: [{ name: flaky, port: 8080 }]")}`,
+      yamlDocs(infraYaml(ports), service("flaky", NS), ...slices, infraRoute("    - backendRefs: [{ name: flaky, port: 8080 }]")),
     );
     const app = createApp();
     const bindings = { ...env, KEDGE_STATUS_TOKEN: "t0ken-for-this-test" };

@@ -5,6 +5,7 @@ import worker from "../../src/index";
 import { KV_KEYS } from "../../src/table/kv-keys";
 import { compileYaml } from "../support/compile-fixture";
 import { infraRoute, infraYaml } from "../support/conformance-infra";
+import { endpointSlice, service, yamlDocs } from "../support/manifests";
 import { dispatch } from "./dispatch";
 import { publishTable } from "./seed-table";
 
@@ -20,22 +21,9 @@ spec:
 
 /** Service `pair` with the v1 and v2 origins as its two endpoints. */
 function pair(ports: { v1: number; v2: number }): string {
-  return `apiVersion: v1
-kind: Service
-metadata: { name: pair, namespace: gateway-conformance-infra }
-spec: { ports: [{ name: http, port: 8080 }] }
-${[ports.v1, ports.v2]
-  .map(
-    (port, i) => `---
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: { name: pair-${i}, namespace: gateway-conformance-infra, labels: { kubernetes.io/service-name: pair } }
-addressType: IPv4
-ports: [{ name: http, port: ${port} }]
-endpoints: [{ addresses: ["127.0.0.1"] }]
-`,
-  )
-  .join("")}`;
+  const namespace = "gateway-conformance-infra";
+  const slices = [ports.v1, ports.v2].map((port, i) => endpointSlice({ service: "pair", name: `pair-${i}`, namespace, port }));
+  return yamlDocs(service("pair", namespace), ...slices);
 }
 
 const setHealth = (port: number, status: number) =>

@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, inject, it } from "vitest";
 import { createApp } from "../../src/worker/app";
 import { infraRoute, infraYaml } from "../support/conformance-infra";
+import { endpointSlice, service, yamlDocs } from "../support/manifests";
 import { seedYaml } from "./seed-table";
 
 /** The gateway with a clock the test moves: expiry is tested without sleeping. */
@@ -41,23 +42,9 @@ const cookieOf = (setCookie: string | null): string => (setCookie ?? "").split("
 /** Service `multi` with one endpoint per origin (v1, v2, v3); `state` overrides an endpoint's conditions. */
 function multiService(state: Partial<Record<"v1" | "v2" | "v3", string>> = {}, only: ("v1" | "v2" | "v3")[] = ["v1", "v2", "v3"]): string {
   const ports = inject("originPorts");
-  return `
-apiVersion: v1
-kind: Service
-metadata: { name: multi, namespace: gateway-conformance-infra }
-spec: { ports: [{ name: http, port: 8080 }] }
-${only
-  .map(
-    (v) => `---
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: { name: multi-${v}, namespace: gateway-conformance-infra, labels: { kubernetes.io/service-name: multi } }
-addressType: IPv4
-ports: [{ name: http, port: ${ports[v]} }]
-endpoints: [{ addresses: ["127.0.0.1"], conditions: ${state[v] ?? "{ ready: true }"} }]
-`,
-  )
-  .join("")}`;
+  const namespace = "gateway-conformance-infra";
+  const slices = only.map((v) => endpointSlice({ service: "multi", name: `multi-${v}`, namespace, port: ports[v], conditions: state[v] }));
+  return yamlDocs(service("multi", namespace), ...slices);
 }
 
 const route = (rules: string, name = "sticky"): string => infraRoute(rules, name);
