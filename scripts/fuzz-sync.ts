@@ -15,7 +15,7 @@ import { KV_KEYS } from "../src/table/kv-keys";
 import { EXIT_INTERNAL, syncCommand } from "./sync/cli";
 import { loadConfig } from "./sync/load-config";
 import { openLocalKv } from "./sync/local-kv";
-import { assertStorable } from "./sync/run-sync";
+import { planOrRefuse } from "./sync/run-sync";
 import { UserError } from "./sync/user-error";
 
 process.env.WRANGLER_SEND_METRICS ??= "false";
@@ -123,7 +123,7 @@ async function compileExitCode(configDir: string): Promise<number> {
   try {
     const loaded = loadConfig(configDir);
     const result = await compileRouteTable(loaded.edge, loaded.manifests);
-    assertStorable(result.table);
+    planOrRefuse(result.table);
     if (!parseRouteTable(JSON.parse(JSON.stringify(result.table))).ok) throw new Error("compiled a table the Worker would reject");
     return result.diagnostics.some((d) => d.severity === "error") ? 1 : 0;
   } catch (error) {

@@ -12,7 +12,7 @@ export default {
   fetch: app.fetch,
   /** Cron Trigger: active health checks of the served table's endpoints. */
   async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
-    const prepared = await loadRouteTable(env);
-    if (prepared) ctx.waitUntil(runHealthChecks(env, prepared, Date.now()));
+    const served = await loadRouteTable(env);
+    if (served) ctx.waitUntil(runHealthChecks(env, served, Date.now()));
   },
 } satisfies ExportedHandler<Env>;

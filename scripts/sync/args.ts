@@ -1,4 +1,5 @@
 /** @module Command-line flags of `npm run sync`. An unknown or misused flag is a UserError (exit 2). */
+import { DEFAULT_SHARD_BYTES, KV_VALUE_LIMIT_BYTES } from "../../src/table/kv-keys";
 import { UserError } from "./user-error";
 
 export type SyncTarget = "local" | "remote";
@@ -14,6 +15,8 @@ export interface SyncOptions {
   rollback?: { version?: string };
   statusOut?: string;
   wranglerConfig: string;
+  /** Tables above this many bytes are stored as shards by host. */
+  shardBytes: number;
   help: boolean;
 }
 
@@ -32,10 +35,25 @@ Options:
   --json                machine-readable output
   --status-out DIR      write each object's status block as YAML under DIR
   --wrangler-config F   wrangler config file (default: wrangler.toml)
+  --shard-size SIZE     store tables above SIZE as shards by host, each about SIZE
+                        (bytes, or with KiB/MiB; default: 4MiB, at most 25MiB)
   -h, --help            this text
 
 Exit codes: 0 written or unchanged (warnings allowed); 1 --strict and something was rejected;
 2 input that cannot be used (YAML syntax error, unknown flag), nothing written.`;
+
+const UNITS: Record<string, number> = { "": 1, b: 1, kib: 1024, kb: 1000, mib: 2 ** 20, mb: 1e6 };
+
+/** "4MiB", "512KiB", "100000": bytes, at least 1 KiB and at most one KV value. */
+function parseSize(flag: string, text: string): number {
+  const parsed = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(text.trim());
+  const unit = parsed ? UNITS[parsed[2]!.toLowerCase()] : undefined;
+  const bytes = parsed && unit ? Math.floor(Number(parsed[1]) * unit) : Number.NaN;
+  if (!(bytes >= 1024 && bytes <= KV_VALUE_LIMIT_BYTES)) {
+    throw new UserError(`${flag} ${JSON.stringify(text)} is not a size from 1KiB to 25MiB`, `for example ${flag} 4MiB`);
+  }
+  return bytes;
+}
 
 /** Parses argv (without node and script). */
 export function parseSyncArgs(argv: string[]): SyncOptions {
@@ -47,6 +65,7 @@ export function parseSyncArgs(argv: string[]): SyncOptions {
     json: false,
     strict: false,
     wranglerConfig: "wrangler.toml",
+    shardBytes: DEFAULT_SHARD_BYTES,
     help: false,
   };
   let sawLocal = false;
@@ -97,6 +116,9 @@ export function parseSyncArgs(argv: string[]): SyncOptions {
         break;
       case "--wrangler-config":
         options.wranglerConfig = value();
+        break;
+      case "--shard-size":
+        options.shardBytes = parseSize(flag, value());
         break;
       case "--rollback": {
         const next = inline ?? argv[i + 1];

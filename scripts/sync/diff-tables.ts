@@ -20,6 +20,22 @@ function ruleViews(table: RouteTable | null): Map<string, string> {
   return views;
 }
 
+/** Host keys with the ids of their candidates: equal whatever order the matches are stored in (shards reorder them). */
+function hostViews(table: RouteTable | null): unknown {
+  if (!table) return {};
+  const ids = (list: number[]) => list.map((i) => table.matches[i]?.id);
+  return Object.fromEntries(
+    Object.entries(table.hosts).map(([protocol, index]) => [
+      protocol,
+      {
+        exact: Object.fromEntries(Object.entries(index.exact).map(([host, list]) => [host, ids(list)])),
+        wildcard: Object.fromEntries(Object.entries(index.wildcard).map(([suffix, list]) => [suffix, ids(list)])),
+        any: ids(index.any),
+      },
+    ]),
+  );
+}
+
 function compare(before: Map<string, string>, after: Map<string, string>) {
   return {
     added: [...after.keys()].filter((k) => !before.has(k)).sort(),
@@ -35,6 +51,6 @@ export function diffTables(current: RouteTable | null, next: RouteTable): TableD
     to: next.version,
     rules: compare(ruleViews(current), ruleViews(next)),
     backends: compare(backendViews(current), backendViews(next)),
-    hostsChanged: canonicalJson(current?.hosts ?? {}) !== canonicalJson(next.hosts),
+    hostsChanged: canonicalJson(hostViews(current)) !== canonicalJson(hostViews(next)),
   };
 }

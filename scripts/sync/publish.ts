@@ -1,11 +1,11 @@
 /**
- * @module Pushes a table atomically: blob ▸ read back ▸ history ▸ pointer ▸ prune. Until the pointer is
- * written the edge keeps serving the previous table, so a sync stopped at any point loses nothing.
+ * @module Pushes a table atomically: shards ▸ blob (each read back) ▸ history ▸ pointer ▸ prune. Until the
+ * pointer is written the edge keeps serving the previous table, so a sync stopped at any point loses nothing.
  */
-import { canonicalJson } from "../../src/table/canonical-json";
+import { joinShards, type StoragePlan } from "../../src/compile/shard-table";
 import { HISTORY_LIMIT, KV_KEYS } from "../../src/table/kv-keys";
-import { parseRouteTable, parseTableHistory, parseTablePointer } from "../../src/table/parse-route-table";
-import type { RouteTable, TableHistoryEntry, TablePointer } from "../../src/table/route-table";
+import { parseRouteTable, parseStoredTable, parseTableHistory, parseTablePointer } from "../../src/table/parse-route-table";
+import { isSharded, type RouteTable, type StoredTable, type TableHistoryEntry, type TablePointer } from "../../src/table/route-table";
 import type { KvStore } from "./kv-store";
 import { UserError } from "./user-error";
 
@@ -36,9 +36,29 @@ export async function readHistory(kv: KvStore, name: string): Promise<TableHisto
   return parsed.ok ? parsed.value : [];
 }
 
-export async function readTable(kv: KvStore, name: string, version: string): Promise<RouteTable | null> {
-  const parsed = parseRouteTable(await readJson(kv, KV_KEYS.blob(name, version)));
+/** What `table/<name>/<version>` holds, if it is readable and of that version. */
+export async function readStoredTable(kv: KvStore, name: string, version: string): Promise<StoredTable | null> {
+  const parsed = parseStoredTable(await readJson(kv, KV_KEYS.blob(name, version)));
   return parsed.ok && parsed.value.version === version ? parsed.value : null;
+}
+
+/** The shards of a sharded version, or null when one is missing or unreadable. */
+async function readShards(kv: KvStore, name: string, version: string, count: number): Promise<RouteTable[] | null> {
+  const shards: RouteTable[] = [];
+  for (let i = 0; i < count; i++) {
+    const parsed = parseRouteTable(await readJson(kv, KV_KEYS.shard(name, version, i)));
+    if (!parsed.ok || parsed.value.version !== version) return null;
+    shards.push(parsed.value);
+  }
+  return shards;
+}
+
+/** A whole version (a sharded one joined from its shards), or null when any part is missing or unreadable. */
+export async function readTable(kv: KvStore, name: string, version: string): Promise<RouteTable | null> {
+  const stored = await readStoredTable(kv, name, version);
+  if (!stored || !isSharded(stored)) return stored;
+  const shards = await readShards(kv, name, version, stored.shards.length);
+  return shards && joinShards(stored, shards);
 }
 
 /** The table the edge serves now, if any. */
@@ -47,36 +67,43 @@ export async function readCurrentTable(kv: KvStore, name: string): Promise<Route
   return pointer ? readTable(kv, name, pointer.version) : null;
 }
 
+/** Writes a value and reads it back: what KV returns must be exactly what was written. */
+async function putVerified(kv: KvStore, key: string, text: string): Promise<void> {
+  await kv.put(key, text);
+  const readBack = await kv.get(key);
+  if (readBack !== text) throw new Error(`read-back of ${key} differs from what was written; the pointer was not moved`);
+}
+
 function pointerFor(version: string, schemaVersion: number, now: Date): string {
   return JSON.stringify({ version, schemaVersion, updatedAt: now.toISOString() } satisfies TablePointer);
 }
 
-/** Writes the table unless the edge already serves exactly this version. */
-export async function pushTable(kv: KvStore, table: RouteTable, now = new Date()): Promise<PushOutcome> {
-  const pointer = await readPointer(kv, table.name);
-  if (pointer?.version === table.version) return { changed: false, version: table.version, pruned: [] };
-  const blobKey = KV_KEYS.blob(table.name, table.version);
-  const text = canonicalJson(table);
-  await kv.put(blobKey, text);
-  const readBack = await kv.get(blobKey);
-  if (readBack !== text) throw new Error(`read-back of ${blobKey} differs from what was written; the pointer was not moved`);
-  const history = (await readHistory(kv, table.name)).filter((e) => e.version !== table.version);
+/** Writes the planned table unless the edge already serves exactly this version. */
+export async function pushTable(kv: KvStore, plan: StoragePlan, now = new Date()): Promise<PushOutcome> {
+  const root = plan.root.value;
+  const pointer = await readPointer(kv, root.name);
+  if (pointer?.version === root.version) return { changed: false, version: root.version, pruned: [] };
+  // Shards first: a root (and later the pointer) never names a shard that is not stored yet.
+  for (const [i, shard] of plan.shards.entries()) await putVerified(kv, KV_KEYS.shard(root.name, root.version, i), shard.text);
+  await putVerified(kv, KV_KEYS.blob(root.name, root.version), plan.root.text);
+  const history = (await readHistory(kv, root.name)).filter((e) => e.version !== root.version);
   history.unshift({
-    version: table.version,
+    version: root.version,
     writtenAt: now.toISOString(),
-    rules: table.rules.length,
-    backends: Object.keys(table.backends).length,
+    rules: plan.table.rules.length,
+    backends: Object.keys(plan.table.backends).length,
+    ...(plan.shards.length > 0 ? { shards: plan.shards.length } : {}),
   });
   const kept = history.slice(0, HISTORY_LIMIT);
-  await kv.put(KV_KEYS.history(table.name), JSON.stringify(kept));
-  await kv.put(KV_KEYS.current(table.name), pointerFor(table.version, table.schemaVersion, now));
-  // Only after the pointer moved: drop blobs that fell out of the history (never the served one).
-  const pruned = history
-    .slice(HISTORY_LIMIT)
-    .map((e) => e.version)
-    .filter((v) => v !== table.version);
-  for (const version of pruned) await kv.delete(KV_KEYS.blob(table.name, version));
-  return { changed: true, version: table.version, previous: pointer?.version, pruned };
+  await kv.put(KV_KEYS.history(root.name), JSON.stringify(kept));
+  await kv.put(KV_KEYS.current(root.name), pointerFor(root.version, root.schemaVersion, now));
+  // Only after the pointer moved: drop versions that fell out of the history (never the served one).
+  const dropped = history.slice(HISTORY_LIMIT).filter((e) => e.version !== root.version);
+  for (const entry of dropped) {
+    await kv.delete(KV_KEYS.blob(root.name, entry.version));
+    for (let i = 0; i < (entry.shards ?? 0); i++) await kv.delete(KV_KEYS.shard(root.name, entry.version, i));
+  }
+  return { changed: true, version: root.version, previous: pointer?.version, pruned: dropped.map((e) => e.version) };
 }
 
 /** Moves the pointer to `version`, or to the version written before the current one. */
@@ -98,6 +125,7 @@ export async function rollbackTable(
         "list versions with `npm run sync -- --dry-run --json`; the history keeps the last 10",
       );
   }
+  // Every part must still be readable: a version with a missing shard is not one to point the edge at.
   const table = await readTable(kv, name, target);
   if (!table) {
     const known = history.map((e) => e.version).join(", ") || "(none)";

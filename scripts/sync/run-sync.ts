@@ -1,7 +1,6 @@
 /** @module One sync run: load ▸ compile ▸ report ▸ (strict gate) ▸ push or dry-run or rollback. Returns the exit code. */
 import { compileRouteTable } from "../../src/compile/compile-route-table";
-import { canonicalJson } from "../../src/table/canonical-json";
-import { KV_VALUE_LIMIT_BYTES } from "../../src/table/kv-keys";
+import { planStorage, type ShardLimits, type StoragePlan } from "../../src/compile/shard-table";
 import type { RouteTable } from "../../src/table/route-table";
 import { readWranglerFacts } from "../lib/wrangler-config";
 import type { SyncOptions } from "./args";
@@ -39,13 +38,12 @@ async function withStore<T>(options: SyncOptions, use: (kv: KvStore) => Promise<
   }
 }
 
-/** A table KV cannot hold is refused before anything is written (exit 2). */
-export function assertStorable(table: RouteTable, limit = KV_VALUE_LIMIT_BYTES): void {
-  const bytes = new TextEncoder().encode(canonicalJson(table)).length;
-  if (bytes <= limit) return;
-  const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
+/** How the table will be stored (whole or in shards); one KV cannot hold is refused before anything is written (exit 2). */
+export function planOrRefuse(table: RouteTable, limits: ShardLimits = {}): StoragePlan {
+  const planned = planStorage(table, limits);
+  if (planned.ok) return planned.plan;
   throw new UserError(
-    `table ${table.name} is ${mib(bytes)} (${table.rules.length} rules, ${Object.keys(table.backends).length} backends); a Workers KV value holds at most ${mib(limit)}`,
+    planned.problem,
     "split the clusters' Gateways across several edges (one kedge.yaml and Worker each, different metadata.name); nothing was written",
   );
 }
@@ -65,12 +63,18 @@ export async function runSync(options: SyncOptions, io: Output): Promise<number>
   }
 
   const result = await compileRouteTable(loaded.edge, loaded.manifests);
-  assertStorable(result.table);
+  const plan = planOrRefuse(result.table, { shardBytes: options.shardBytes });
   const rejected = result.diagnostics.some((d) => d.severity === "error");
   const clusters = loaded.edge.clusters.map((c) => c.name);
   if (options.statusOut) writeStatusFiles(options.statusOut, result.statuses);
   const summary: Record<string, unknown> = {
-    table: { name, version: result.table.version, rules: result.table.rules.length, backends: Object.keys(result.table.backends).length },
+    table: {
+      name,
+      version: result.table.version,
+      rules: result.table.rules.length,
+      backends: Object.keys(result.table.backends).length,
+      shards: plan.shards.length,
+    },
     statuses: result.statuses,
     diagnostics: result.diagnostics,
     skipped: loaded.skipped,
@@ -120,7 +124,7 @@ export async function runSync(options: SyncOptions, io: Output): Promise<number>
   }
 
   const pushed = await withStore(options, async (kv) => ({
-    outcome: await pushTable(kv, result.table),
+    outcome: await pushTable(kv, plan),
     history: await readHistory(kv, name),
     where: kv.description,
   }));
@@ -129,7 +133,7 @@ export async function runSync(options: SyncOptions, io: Output): Promise<number>
   if (!options.json) {
     io.out(
       pushed.outcome.changed
-        ? `\nwrote table ${name}@${pushed.outcome.version} to ${pushed.where} (previous: ${pushed.outcome.previous ?? "none"})`
+        ? `\nwrote table ${name}@${pushed.outcome.version}${plan.shards.length > 0 ? ` in ${plan.shards.length} shards by host` : ""} to ${pushed.where} (previous: ${pushed.outcome.previous ?? "none"})`
         : `\ntable ${name}@${pushed.outcome.version} is already current in ${pushed.where}; nothing written`,
     );
   }

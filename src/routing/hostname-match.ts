@@ -8,3 +8,17 @@ export function hostnameMatches(pattern: string, host: string): boolean {
   const suffix = pattern.slice(1); // ".example.com"
   return host.length > suffix.length && host.endsWith(suffix);
 }
+
+/**
+ * The entry for a host in a host-keyed index: its exact name, else the longest wildcard suffix (stored
+ * without "*.") that covers it; undefined when neither. Matcher and shard directory walk it the same way.
+ */
+export function lookupHost<T>(exact: Map<string, T>, wildcard: Map<string, T>, host: string): T | undefined {
+  const found = exact.get(host);
+  if (found !== undefined) return found;
+  for (let dot = host.indexOf("."); dot !== -1; dot = host.indexOf(".", dot + 1)) {
+    const covering = wildcard.get(host.slice(dot + 1));
+    if (covering !== undefined) return covering;
+  }
+  return undefined;
+}

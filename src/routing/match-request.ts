@@ -4,6 +4,7 @@
  */
 import type { CompiledRule } from "../table/route-table";
 import { type CandidateSet, firstHolding } from "./candidate-set";
+import { lookupHost } from "./hostname-match";
 import { matchHolds, type RequestFacts } from "./match-conditions";
 import type { PreparedHostIndex, PreparedMatch, PreparedTable } from "./prepared-table";
 
@@ -19,13 +20,7 @@ export interface RouteMatch {
 
 /** Candidate matches for a host: exact, then the longest wildcard suffix, then the catch-all. */
 export function candidatesFor(index: PreparedHostIndex, host: string): CandidateSet {
-  const exact = index.exact.get(host);
-  if (exact) return exact;
-  for (let dot = host.indexOf("."); dot !== -1; dot = host.indexOf(".", dot + 1)) {
-    const found = index.wildcard.get(host.slice(dot + 1));
-    if (found) return found;
-  }
-  return index.any;
+  return lookupHost(index.exact, index.wildcard, host) ?? index.any;
 }
 
 function routeMatch(prepared: PreparedTable, m: PreparedMatch): RouteMatch | null {

@@ -7,6 +7,8 @@ export const HISTORY_LIMIT = 10;
 export const KV_KEYS = {
   /** Immutable blob of one compiled table version. */
   blob: (table: string, version: string): string => `table/${table}/${version}`,
+  /** One shard of a sharded table version; written (and read back) before the version's root. */
+  shard: (table: string, version: string, shard: number): string => `table/${table}/${version}/shard/${shard}`,
   /** Pointer to the version the edge serves; written only after its blob was written and read back. */
   current: (table: string): string => `table/${table}/current`,
   /** The kept versions, newest first, for rollback and pruning. */
@@ -17,3 +19,9 @@ export const KV_KEYS = {
 
 /** Workers KV's largest value: a table blob above it cannot be stored. */
 export const KV_VALUE_LIMIT_BYTES = 25 * 1024 * 1024;
+
+/**
+ * Tables above this size are sharded by host, each shard at most about this size (unless one host alone is
+ * larger). A prepared table takes about 3x its JSON size in isolate memory, so a shard costs ~12 MiB.
+ */
+export const DEFAULT_SHARD_BYTES = 4 * 1024 * 1024;

@@ -2,7 +2,15 @@
  * @module Parses a RouteTable read from KV. The Worker trusts nothing it reads: a blob of another
  * schema version or a malformed one is rejected with a reason, and the caller keeps the last good table.
  */
-import { type HealthState, SCHEMA_VERSION, type RouteTable, type TableHistoryEntry, type TablePointer } from "./route-table";
+import {
+  type HealthState,
+  SCHEMA_VERSION,
+  type RouteTable,
+  type ShardedTable,
+  type StoredTable,
+  type TableHistoryEntry,
+  type TablePointer,
+} from "./route-table";
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -93,6 +101,39 @@ export function parseRouteTable(raw: unknown): ParseResult<RouteTable> {
   return { ok: true, value: raw as unknown as RouteTable };
 }
 
+function checkDirectory(v: unknown, shardCount: number): string | null {
+  const isShard = (s: unknown) => isNumber(s) && Number.isInteger(s) && s >= 0 && s < shardCount;
+  if (!isObject(v) || !isObject(v.exact) || !isObject(v.wildcard)) return "directory must have exact and wildcard";
+  if (v.any !== undefined && !isShard(v.any)) return "directory names a shard that does not exist";
+  for (const shard of [...Object.values(v.exact), ...Object.values(v.wildcard)]) {
+    if (!isShard(shard)) return "directory names a shard that does not exist";
+  }
+  return null;
+}
+
+/** The root of a sharded table: its directory must name only shards it lists. */
+export function parseShardedTable(raw: unknown): ParseResult<ShardedTable> {
+  if (!isObject(raw) || raw.sharded !== true) return { ok: false, reason: "not a sharded table" };
+  if (raw.schemaVersion !== SCHEMA_VERSION) {
+    return { ok: false, reason: `table has schemaVersion ${String(raw.schemaVersion)}, this Worker reads ${SCHEMA_VERSION}` };
+  }
+  if (!isString(raw.version) || !isString(raw.name)) return { ok: false, reason: "table lacks version or name" };
+  const { shards, directory } = raw;
+  if (!Array.isArray(shards) || shards.length === 0 || !isObject(directory)) {
+    return { ok: false, reason: "sharded table lacks shards or directory" };
+  }
+  for (const [protocol, entry] of Object.entries(directory)) {
+    const problem = checkDirectory(entry, shards.length);
+    if (problem) return { ok: false, reason: `${protocol}: ${problem}` };
+  }
+  return { ok: true, value: raw as unknown as ShardedTable };
+}
+
+/** What a `table/<name>/<version>` value holds: a whole table or a sharded table's root. */
+export function parseStoredTable(raw: unknown): ParseResult<StoredTable> {
+  return isObject(raw) && raw.sharded === true ? parseShardedTable(raw) : parseRouteTable(raw);
+}
+
 export function parseTablePointer(raw: unknown): ParseResult<TablePointer> {
   if (!isObject(raw) || !isString(raw.version) || !isNumber(raw.schemaVersion) || !isString(raw.updatedAt)) {
     return { ok: false, reason: "pointer must be {version, schemaVersion, updatedAt}" };
@@ -107,7 +148,14 @@ export function parseTableHistory(raw: unknown): ParseResult<TableHistoryEntry[]
     if (!isObject(e) || !isString(e.version) || !isString(e.writtenAt) || !isNumber(e.rules) || !isNumber(e.backends)) {
       return { ok: false, reason: "history entry must be {version, writtenAt, rules, backends}" };
     }
-    entries.push({ version: e.version, writtenAt: e.writtenAt, rules: e.rules, backends: e.backends });
+    if (e.shards !== undefined && !isNumber(e.shards)) return { ok: false, reason: "history entry's shards must be a number" };
+    entries.push({
+      version: e.version,
+      writtenAt: e.writtenAt,
+      rules: e.rules,
+      backends: e.backends,
+      ...(e.shards !== undefined ? { shards: e.shards } : {}),
+    });
   }
   return { ok: true, value: entries };
 }

@@ -220,6 +220,34 @@ export interface RouteTable {
   healthChecks?: { maxEndpointsPerRun: number };
 }
 
+/** Which shard holds each host key of one protocol's host index (the keys of `HostIndex`). */
+export interface ShardDirectory {
+  exact: Record<string, number>;
+  wildcard: Record<string, number>;
+  /** The shard of the catch-all candidates; absent when the table has none. */
+  any?: number;
+}
+
+/**
+ * A table too large for one isolate to hold comfortably, split by host: each shard (KV `table/<name>/<version>/shard/<i>`)
+ * is a complete RouteTable for its hosts, so an isolate loads the root and only the shards of the hosts it serves.
+ */
+export interface ShardedTable {
+  schemaVersion: typeof SCHEMA_VERSION;
+  sharded: true;
+  /** The version of the whole table; every shard carries it too. */
+  version: string;
+  name: string;
+  directory: Partial<Record<Protocol, ShardDirectory>>;
+  shards: { hosts: number; rules: number; bytes: number }[];
+  healthChecks?: { maxEndpointsPerRun: number };
+}
+
+/** What `table/<name>/<version>` holds: the whole table, or the root of a sharded one. */
+export type StoredTable = RouteTable | ShardedTable;
+
+export const isSharded = (stored: StoredTable): stored is ShardedTable => "sharded" in stored && stored.sharded === true;
+
 /** What `health/<name>` holds: the Cron Trigger's view of each probed endpoint. */
 export interface HealthState {
   updatedAt: string;
@@ -239,4 +267,6 @@ export interface TableHistoryEntry {
   writtenAt: string;
   rules: number;
   backends: number;
+  /** Shards stored under this version (absent: one blob). */
+  shards?: number;
 }

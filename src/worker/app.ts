@@ -50,8 +50,8 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
 
   app.all("*", async (c) => {
     const requestId = c.get("requestId");
-    const prepared = await loadRouteTable(c.env);
-    if (!prepared)
+    const served = await loadRouteTable(c.env);
+    if (!served)
       throw new GatewayError(
         "ROUTE_TABLE_UNAVAILABLE",
         `no route table "${tableName(c.env)}" has been pushed to this edge yet; run \`npm run sync\``,
@@ -60,20 +60,24 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     if (url.pathname === STATUS_PATH && c.env.KEDGE_STATUS_TOKEN) {
       const given = c.req.header("authorization")?.replace(/^Bearer\s+/i, "") ?? "";
       if (!(await tokensEqual(given, c.env.KEDGE_STATUS_TOKEN))) throw new GatewayError("UNAUTHORIZED", "a valid status token is required");
-      return c.json(statusBody(prepared, outliers, Date.now()), 200, { "cache-control": "no-store", "x-request-id": requestId });
+      return c.json(statusBody(served, outliers, Date.now()), 200, { "cache-control": "no-store", "x-request-id": requestId });
     }
     const host = requestHost(url);
     const scheme = url.protocol === "https:" ? "https" : "http";
-    const match = matchRequest(prepared, {
-      protocol: scheme === "https" ? "HTTPS" : "HTTP",
-      host,
-      path: url.pathname,
-      method: c.req.method,
-      headers: c.req.raw.headers,
-      query: url.searchParams,
-      port: url.port ? Number(url.port) : scheme === "https" ? 443 : 80,
-    });
-    if (!match) throw new GatewayError("ROUTE_NOT_FOUND", `no route matches ${c.req.method} ${host}${url.pathname}`);
+    const protocol = scheme === "https" ? "HTTPS" : "HTTP";
+    const prepared = await served.forHost(protocol, host);
+    const match =
+      prepared &&
+      matchRequest(prepared, {
+        protocol,
+        host,
+        path: url.pathname,
+        method: c.req.method,
+        headers: c.req.raw.headers,
+        query: url.searchParams,
+        port: url.port ? Number(url.port) : scheme === "https" ? 443 : 80,
+      });
+    if (!prepared || !match) throw new GatewayError("ROUTE_NOT_FOUND", `no route matches ${c.req.method} ${host}${url.pathname}`);
     const redirectTo = (filter: CompiledFilter | undefined): Response | null => {
       if (filter?.type !== "RequestRedirect") return null;
       const facts = { scheme, host, path: url.pathname, search: url.search, listenerPort: match.rule.listenerPort } as const;

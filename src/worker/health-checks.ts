@@ -5,11 +5,11 @@
  * Cron Triggers fire at most once a minute, so that is the check interval; each run probes at most
  * `maxEndpointsPerRun` endpoints (the least recently checked first) to stay within subrequest limits.
  */
-import type { PreparedTable } from "../routing/prepared-table";
 import { KV_KEYS } from "../table/kv-keys";
 import { parseHealthState } from "../table/parse-route-table";
 import type { CompiledEndpoint, CompiledHealthCheck, HealthState } from "../table/route-table";
 import type { Env } from "./env";
+import type { ServedTable } from "./served-table";
 import { endpointUrl, fetcherFor } from "./upstream-request";
 
 interface Probe {
@@ -34,19 +34,18 @@ async function probe(p: Probe, bindings: object): Promise<boolean> {
 }
 
 /** One round of checks for the served table; returns the new health record (also written to KV). */
-export async function runHealthChecks(env: Env, prepared: PreparedTable, now: number): Promise<HealthState | null> {
-  const { table } = prepared;
-  if (!table.healthChecks) return null;
-  const previous = parseHealthState(await env.ROUTES.get(KV_KEYS.health(table.name), "json"))?.endpoints ?? {};
+export async function runHealthChecks(env: Env, served: ServedTable, now: number): Promise<HealthState | null> {
+  if (!served.healthChecks) return null;
+  const previous = parseHealthState(await env.ROUTES.get(KV_KEYS.health(served.name), "json"))?.endpoints ?? {};
   const probes = new Map<string, Probe>();
-  for (const backend of Object.values(table.backends)) {
+  for (const backend of await served.allBackends()) {
     if (!backend.healthCheck) continue;
     for (const endpoint of backend.endpoints)
       if (!probes.has(endpoint.id)) probes.set(endpoint.id, { endpoint, check: backend.healthCheck });
   }
   const due = [...probes.values()]
     .sort((a, b) => (previous[a.endpoint.id]?.checkedAt ?? 0) - (previous[b.endpoint.id]?.checkedAt ?? 0))
-    .slice(0, table.healthChecks.maxEndpointsPerRun);
+    .slice(0, served.healthChecks.maxEndpointsPerRun);
   const results = await Promise.all(due.map(async (p) => [p, await probe(p, env)] as const));
   const endpoints: HealthState["endpoints"] = {};
   // Keep what is known of endpoints still in the table; forget the rest.
@@ -59,7 +58,7 @@ export async function runHealthChecks(env: Env, prepared: PreparedTable, now: nu
     endpoints[p.endpoint.id] = { healthy, successes, failures, checkedAt: now };
   }
   const state: HealthState = { updatedAt: new Date(now).toISOString(), endpoints };
-  await env.ROUTES.put(KV_KEYS.health(table.name), JSON.stringify(state));
-  prepared.unhealthy = new Set(Object.entries(endpoints).flatMap(([id, e]) => (e.healthy ? [] : [id])));
+  await env.ROUTES.put(KV_KEYS.health(served.name), JSON.stringify(state));
+  served.setUnhealthy(new Set(Object.entries(endpoints).flatMap(([id, e]) => (e.healthy ? [] : [id]))));
   return state;
 }

@@ -2,7 +2,7 @@
  * @module `GET /.well-known/kedge/status`: the served table's version, its backends and their endpoints'
  * state. Off unless the KEDGE_STATUS_TOKEN secret is set; the bearer token is compared in constant time.
  */
-import type { PreparedTable } from "../routing/prepared-table";
+import type { ServedTable } from "./served-table";
 import { sameBytes } from "../session/constant-time";
 import type { OutlierDetector } from "./outlier-detector";
 
@@ -16,12 +16,20 @@ export async function tokensEqual(given: string, expected: string): Promise<bool
   return sameBytes(new Uint8Array(a!), new Uint8Array(b!));
 }
 
-export function statusBody(prepared: PreparedTable, outliers: OutlierDetector, now: number): unknown {
-  const { table } = prepared;
+export function statusBody(served: ServedTable, outliers: OutlierDetector, now: number): unknown {
+  const tables = served.inMemory();
+  const backends = new Map(tables.flatMap((p) => Object.values(p.table.backends).map((b) => [b.id, { b, p }] as const)));
+  const whole = served.shards ? undefined : tables[0]?.table;
   return {
-    table: { name: table.name, version: table.version, rules: table.rules.length, backends: Object.keys(table.backends).length },
+    table: {
+      name: served.name,
+      version: served.version,
+      ...(whole ? { rules: whole.rules.length, backends: Object.keys(whole.backends).length } : {}),
+      // A sharded table lists the backends of the shards this isolate has loaded.
+      ...(served.shards ? { shards: served.shards } : {}),
+    },
     backends: Object.fromEntries(
-      Object.values(table.backends).map((b) => [
+      [...backends.values()].map(({ b, p }) => [
         b.id,
         b.endpoints.map((e) => ({
           id: e.id,
@@ -30,7 +38,7 @@ export function statusBody(prepared: PreparedTable, outliers: OutlierDetector, n
           terminating: e.terminating,
           weight: e.weight,
           ejected: outliers.isEjected(e.id, now),
-          healthy: !prepared.unhealthy.has(e.id),
+          healthy: !p.unhealthy.has(e.id),
         })),
       ]),
     ),

@@ -1,15 +1,18 @@
 /**
  * @module Loads the route table from KV into isolate memory. Re-reads the pointer at most every
  * TABLE_REFRESH_SECONDS; on any KV error, missing or corrupt blob, or unknown schema version it keeps
- * serving the last good table and logs why.
+ * serving the last good table and logs why. A sharded table's root is read here; its shards are read
+ * by the served table when a request first needs one.
  */
-import { prepareTable, type PreparedTable } from "../routing/prepared-table";
+import { prepareTable } from "../routing/prepared-table";
 import { KV_KEYS } from "../table/kv-keys";
-import { parseHealthState, parseRouteTable, parseTablePointer } from "../table/parse-route-table";
+import { parseHealthState, parseStoredTable, parseTablePointer } from "../table/parse-route-table";
+import { isSharded } from "../table/route-table";
 import type { Env } from "./env";
+import { ShardedServedTable, type ServedTable, wholeTable } from "./served-table";
 
 interface LoaderState {
-  prepared: PreparedTable | null;
+  served: ServedTable | null;
   checkedAt: number;
   inflight: Promise<void> | null;
 }
@@ -27,57 +30,59 @@ function refreshMs(env: Env): number {
 async function refresh(env: Env, state: LoaderState): Promise<void> {
   const name = tableName(env);
   state.checkedAt = Date.now();
+  const keeping = () => `keeping ${state.served?.version ?? "no table"}`;
   try {
     const pointer = parseTablePointer(await env.ROUTES.get(KV_KEYS.current(name), "json"));
     if (!pointer.ok) {
-      console.warn(`kedge: table ${name}: pointer unusable (${pointer.reason}); keeping ${state.prepared?.table.version ?? "no table"}`);
+      console.warn(`kedge: table ${name}: pointer unusable (${pointer.reason}); ${keeping()}`);
       return;
     }
-    if (pointer.value.version === state.prepared?.table.version) {
-      await refreshHealth(env, state.prepared);
-      return;
+    const { version } = pointer.value;
+    if (version !== state.served?.version) {
+      const parsed = parseStoredTable(await env.ROUTES.get(KV_KEYS.blob(name, version), "json"));
+      if (!parsed.ok) {
+        console.error(`kedge: table ${name}@${version} rejected: ${parsed.reason}; ${keeping()}`);
+        return;
+      }
+      const stored = parsed.value;
+      state.served = isSharded(stored)
+        ? new ShardedServedTable(stored, (shard) => env.ROUTES.get(KV_KEYS.shard(name, version, shard), "json"), state.served)
+        : wholeTable(prepareTable(stored));
+      const size = isSharded(stored) ? `${stored.shards.length} shards` : `${stored.rules.length} rules`;
+      console.log(`kedge: serving table ${name}@${version} (${size})`);
     }
-    const parsed = parseRouteTable(await env.ROUTES.get(KV_KEYS.blob(name, pointer.value.version), "json"));
-    if (!parsed.ok) {
-      console.error(
-        `kedge: table ${name}@${pointer.value.version} rejected: ${parsed.reason}; keeping ${state.prepared?.table.version ?? "no table"}`,
-      );
-      return;
-    }
-    state.prepared = prepareTable(parsed.value);
-    await refreshHealth(env, state.prepared);
-    console.log(`kedge: serving table ${name}@${parsed.value.version} (${parsed.value.rules.length} rules)`);
+    await refreshHealth(env, state.served);
   } catch (error) {
-    console.error(`kedge: reading table ${name} failed; keeping ${state.prepared?.table.version ?? "no table"}`, error);
+    console.error(`kedge: reading table ${name} failed; ${keeping()}`, error);
   }
 }
 
 /** Reads the Cron Trigger's health results; a missing or unreadable record keeps what was known. */
-async function refreshHealth(env: Env, prepared: PreparedTable): Promise<void> {
-  if (!prepared.table.healthChecks) return;
+async function refreshHealth(env: Env, served: ServedTable | null): Promise<void> {
+  if (!served?.healthChecks) return;
   try {
-    const state = parseHealthState(await env.ROUTES.get(KV_KEYS.health(prepared.table.name), "json"));
-    if (state) prepared.unhealthy = new Set(Object.entries(state.endpoints).flatMap(([id, e]) => (e.healthy ? [] : [id])));
+    const state = parseHealthState(await env.ROUTES.get(KV_KEYS.health(served.name), "json"));
+    if (state) served.setUnhealthy(new Set(Object.entries(state.endpoints).flatMap(([id, e]) => (e.healthy ? [] : [id]))));
   } catch (error) {
-    console.warn(`kedge: reading health of ${prepared.table.name} failed; keeping the last known`, error);
+    console.warn(`kedge: reading health of ${served.name} failed; keeping the last known`, error);
   }
 }
 
 /** The table to serve, or null when none was ever loaded (the caller answers 503). */
-export async function loadRouteTable(env: Env): Promise<PreparedTable | null> {
+export async function loadRouteTable(env: Env): Promise<ServedTable | null> {
   const name = tableName(env);
   let state = states.get(name);
   if (!state) {
-    state = { prepared: null, checkedAt: 0, inflight: null };
+    state = { served: null, checkedAt: 0, inflight: null };
     states.set(name, state);
   }
   // Without any table, look again sooner (but not on every request during a KV outage).
-  const interval = state.prepared ? refreshMs(env) : Math.min(refreshMs(env), 1000);
-  if (state.checkedAt !== 0 && Date.now() - state.checkedAt < interval) return state.prepared;
+  const interval = state.served ? refreshMs(env) : Math.min(refreshMs(env), 1000);
+  if (state.checkedAt !== 0 && Date.now() - state.checkedAt < interval) return state.served;
   const current = state;
   current.inflight ??= refresh(env, current).finally(() => {
     current.inflight = null;
   });
   await current.inflight;
-  return current.prepared;
+  return current.served;
 }

@@ -1,9 +1,6 @@
 import { describe, it } from "vitest";
 import { parseSyncArgs } from "../../scripts/sync/args";
-import { assertStorable } from "../../scripts/sync/run-sync";
 import { UserError } from "../../scripts/sync/user-error";
-import { compileYaml } from "../support/compile-fixture";
-import { EDGE_YAML, infraYaml } from "../support/conformance-infra";
 
 describe("sync flags", () => {
   it("defaults to a local push of config/", ({ expect }) => {
@@ -43,10 +40,17 @@ describe("sync flags", () => {
   });
 });
 
-describe("table size", () => {
-  it("refuses a table larger than one KV value, naming its size and what to do", async ({ expect }) => {
-    const { table } = await compileYaml(EDGE_YAML, { c1: infraYaml({ v1: 1, v2: 2, v3: 3 }) });
-    expect(() => assertStorable(table)).not.toThrow();
-    expect(() => assertStorable(table, 100)).toThrow(/table test is 0\.\d MiB .*a Workers KV value holds at most 0\.0 MiB/);
+describe("--shard-size", () => {
+  it.for([
+    ["4MiB", 4 * 2 ** 20],
+    ["512KiB", 512 * 1024],
+    ["100000", 100_000],
+    ["1.5 MiB", 1.5 * 2 ** 20],
+  ] as const)("reads %s as %d bytes", ([text, bytes], { expect }) => {
+    expect(parseSyncArgs(["--shard-size", text]).shardBytes).toBe(bytes);
+  });
+
+  it.for(["0", "12", "26MiB", "four", "4GiB"])("refuses %s with the allowed range", (text, { expect }) => {
+    expect(() => parseSyncArgs([`--shard-size=${text}`])).toThrow(/is not a size from 1KiB to 25MiB/);
   });
 });

@@ -1,0 +1,166 @@
+/**
+ * @module The table an isolate serves: a whole table, or a sharded one whose shards are read from KV on
+ * the first request for one of their hosts. At most MAX_LOADED_SHARDS shards stay in memory (the least
+ * recently used is dropped), so an isolate's memory follows the hosts it serves, not the table's size.
+ */
+import { lookupHost } from "../routing/hostname-match";
+import { type PreparedTable, prepareTable } from "../routing/prepared-table";
+import { parseRouteTable } from "../table/parse-route-table";
+import type { CompiledBackend, Protocol, ShardDirectory, ShardedTable } from "../table/route-table";
+import { GatewayError } from "./errors";
+
+/** Shards kept per isolate: at the default shard size (4 MiB of JSON, ~12 MiB prepared), about 50 MiB. */
+export const MAX_LOADED_SHARDS = 4;
+/** After a new version is adopted, how long the previous one still answers for hosts whose new shard cannot be read. */
+const FALLBACK_MS = 60_000;
+
+export interface ServedTable {
+  readonly name: string;
+  readonly version: string;
+  /** The prepared table that serves this host, or null when no route names it (404). */
+  forHost(protocol: Protocol, host: string): PreparedTable | null | Promise<PreparedTable | null>;
+  /** The prepared tables in memory now: the whole table, or the loaded shards. */
+  inMemory(): PreparedTable[];
+  /** Every backend of the table, for the active health checks (a sharded table reads each shard once). */
+  allBackends(): Promise<CompiledBackend[]>;
+  readonly healthChecks?: { maxEndpointsPerRun: number };
+  /** Endpoints the active health checks found unhealthy; applied to every table in memory and to later loads. */
+  setUnhealthy(ids: Set<string>): void;
+  /** For the status endpoint: how many shards there are and which are loaded. */
+  readonly shards?: { count: number; loaded: number[] };
+}
+
+/** A table stored as one value: prepared once, serves every host. */
+export function wholeTable(prepared: PreparedTable): ServedTable {
+  const { table } = prepared;
+  return {
+    name: table.name,
+    version: table.version,
+    healthChecks: table.healthChecks,
+    forHost: () => prepared,
+    inMemory: () => [prepared],
+    allBackends: async () => Object.values(table.backends),
+    setUnhealthy: (ids) => {
+      prepared.unhealthy = ids;
+    },
+  };
+}
+
+interface Directory {
+  exact: Map<string, number>;
+  wildcard: Map<string, number>;
+  any?: number;
+}
+
+/** A sharded table: its directory in memory, shards read when first needed. */
+export class ShardedServedTable implements ServedTable {
+  readonly name: string;
+  readonly version: string;
+  readonly healthChecks?: { maxEndpointsPerRun: number };
+  private readonly directories: Partial<Record<Protocol, Directory>> = {};
+  /** Loaded shards, least recently used first. */
+  private readonly ready = new Map<number, PreparedTable>();
+  private readonly loading = new Map<number, Promise<PreparedTable>>();
+  private unhealthy = new Set<string>();
+  private fallback: ServedTable | null;
+  private readonly fallbackUntil: number;
+
+  constructor(
+    private readonly root: ShardedTable,
+    /** Reads shard i's JSON from KV (null when absent). */
+    private readonly readShard: (shard: number) => Promise<unknown>,
+    previous: ServedTable | null,
+  ) {
+    this.name = root.name;
+    this.version = root.version;
+    this.healthChecks = root.healthChecks;
+    for (const [protocol, d] of Object.entries(root.directory) as [Protocol, ShardDirectory][]) {
+      this.directories[protocol] = { exact: new Map(Object.entries(d.exact)), wildcard: new Map(Object.entries(d.wildcard)), any: d.any };
+    }
+    // Only one version back: the previous table's own fallback is not kept.
+    this.fallback = previous instanceof ShardedServedTable ? previous.withoutFallback() : previous;
+    this.fallbackUntil = Date.now() + FALLBACK_MS;
+  }
+
+  get shards(): { count: number; loaded: number[] } {
+    return { count: this.root.shards.length, loaded: [...this.ready.keys()].sort((a, b) => a - b) };
+  }
+
+  private withoutFallback(): this {
+    this.fallback = null;
+    return this;
+  }
+
+  forHost(protocol: Protocol, host: string): PreparedTable | null | Promise<PreparedTable | null> {
+    const directory = this.directories[protocol];
+    if (!directory) return null;
+    const shard = lookupHost(directory.exact, directory.wildcard, host) ?? directory.any;
+    if (shard === undefined) return null;
+    const prepared = this.ready.get(shard);
+    if (prepared) {
+      // Most recently used goes last.
+      this.ready.delete(shard);
+      this.ready.set(shard, prepared);
+      return prepared;
+    }
+    return this.load(shard).catch((error: unknown) => {
+      if (this.fallback && Date.now() < this.fallbackUntil) {
+        console.warn(`kedge: shard ${shard} of ${this.name}@${this.version} unreadable; answering from the previous version`, error);
+        return this.fallback.forHost(protocol, host);
+      }
+      throw new GatewayError("ROUTE_TABLE_UNAVAILABLE", `shard ${shard} of table ${this.name}@${this.version} cannot be read`, {
+        cause: error,
+      });
+    });
+  }
+
+  private load(shard: number): Promise<PreparedTable> {
+    let pending = this.loading.get(shard);
+    if (!pending) {
+      pending = this.readPrepared(shard).finally(() => this.loading.delete(shard));
+      this.loading.set(shard, pending);
+    }
+    return pending;
+  }
+
+  private async readPrepared(shard: number): Promise<PreparedTable> {
+    const table = await this.readTable(shard);
+    const prepared = prepareTable(table);
+    prepared.unhealthy = this.unhealthy;
+    this.ready.set(shard, prepared);
+    for (const oldest of this.ready.keys()) {
+      if (this.ready.size <= MAX_LOADED_SHARDS) break;
+      this.ready.delete(oldest);
+    }
+    console.log(`kedge: loaded shard ${shard} of ${this.name}@${this.version} (${table.rules.length} rules)`);
+    return prepared;
+  }
+
+  private async readTable(shard: number) {
+    const raw = await this.readShard(shard);
+    if (raw === null) throw new Error(`shard ${shard} is not in KV`);
+    const parsed = parseRouteTable(raw);
+    if (!parsed.ok) throw new Error(`shard ${shard}: ${parsed.reason}`);
+    if (parsed.value.version !== this.version) throw new Error(`shard ${shard} belongs to version ${parsed.value.version}`);
+    return parsed.value;
+  }
+
+  inMemory(): PreparedTable[] {
+    return [...this.ready.values()];
+  }
+
+  async allBackends(): Promise<CompiledBackend[]> {
+    const backends = new Map<string, CompiledBackend>();
+    for (let shard = 0; shard < this.root.shards.length; shard++) {
+      // Read one at a time and let each go: the Cron run never holds the whole table.
+      const table = this.ready.get(shard)?.table ?? (await this.readTable(shard));
+      for (const backend of Object.values(table.backends)) backends.set(backend.id, backend);
+    }
+    return [...backends.values()];
+  }
+
+  setUnhealthy(ids: Set<string>): void {
+    this.unhealthy = ids;
+    for (const prepared of this.ready.values()) prepared.unhealthy = ids;
+  }
+}

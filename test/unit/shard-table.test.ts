@@ -1,0 +1,136 @@
+/**
+ * Sharding by host: every request is answered by its host's shard exactly as the whole table answers it,
+ * shards stay near the shard size, parts shared by hosts are copied into each shard that needs them, and a
+ * table KV cannot hold is refused naming what is too large.
+ */
+import { describe, expect, it } from "vitest";
+import { diffTables } from "../../scripts/sync/diff-tables";
+import { planOrRefuse } from "../../scripts/sync/run-sync";
+import { UserError } from "../../scripts/sync/user-error";
+import { joinShards, planStorage } from "../../src/compile/shard-table";
+import { matchRequest, type RequestFacts } from "../../src/routing/match-request";
+import { prepareTable } from "../../src/routing/prepared-table";
+import { parseStoredTable } from "../../src/table/parse-route-table";
+import { isSharded, type RouteTable, type ShardedTable } from "../../src/table/route-table";
+import { ShardedServedTable } from "../../src/worker/served-table";
+import { compileYaml } from "../support/compile-fixture";
+import { EDGE_YAML } from "../support/conformance-infra";
+import { manyHostsYaml, SAMPLE_HOSTS } from "../support/many-hosts";
+
+const PORTS = { v1: 1001, v2: 1002, v3: 1003 };
+const ROUTES = 300;
+
+async function compiled(): Promise<RouteTable> {
+  const { table, diagnostics } = await compileYaml(EDGE_YAML, { c1: manyHostsYaml(PORTS, ROUTES) });
+  expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  return table;
+}
+
+function requests(): RequestFacts[] {
+  const out: RequestFacts[] = [];
+  for (const host of SAMPLE_HOSTS) {
+    for (let i = 0; i < ROUTES; i += 7) {
+      for (const headers of [new Headers(), new Headers({ "x-shard": "yes" })]) {
+        out.push({ protocol: "HTTP", host, path: `/r${i}/x`, method: "GET", headers, query: new URLSearchParams(), port: 80 });
+      }
+    }
+  }
+  return out;
+}
+
+function sharded(table: RouteTable, shardBytes: number) {
+  const planned = planStorage(table, { shardBytes });
+  if (!planned.ok) throw new Error(planned.problem);
+  const { root, shards } = planned.plan;
+  if (!isSharded(root.value)) throw new Error("expected a sharded table");
+  // Through the parser, as the Worker reads them.
+  const parsedRoot = parseStoredTable(JSON.parse(root.text));
+  expect(parsedRoot.ok).toBe(true);
+  return { root: root.value, shards, texts: shards.map((s) => s.text) };
+}
+
+describe("storage plan", () => {
+  it("keeps a table under the shard size as one value", async ({ expect }) => {
+    const table = await compiled();
+    const planned = planStorage(table);
+    expect(planned.ok && planned.plan.shards).toEqual([]);
+    expect(planned.ok && planned.plan.root.value).toBe(table);
+  });
+
+  it("answers every request from its host's shard exactly as the whole table does", async ({ expect }) => {
+    const table = await compiled();
+    const { root, texts } = sharded(table, 24 * 1024);
+    expect(root.shards.length).toBeGreaterThan(3);
+    const whole = prepareTable(table);
+    const reads: number[] = [];
+    const served = new ShardedServedTable(
+      root,
+      async (shard) => {
+        reads.push(shard);
+        return JSON.parse(texts[shard]!);
+      },
+      null,
+    );
+    let matched = 0;
+    for (const req of requests()) {
+      const expected = matchRequest(whole, req)?.matchId ?? null;
+      const prepared = await served.forHost(req.protocol, req.host);
+      const actual = prepared ? (matchRequest(prepared, req)?.matchId ?? null) : null;
+      expect(actual, `${req.host}${req.path} ${req.headers.get("x-shard") ?? ""}`).toBe(expected);
+      if (expected) matched++;
+    }
+    expect(matched).toBeGreaterThan(200);
+    // Each shard was read once while it stayed loaded; never more than the isolate's cap in memory.
+    expect(served.inMemory().length).toBeLessThanOrEqual(4);
+    expect(new Set(reads).size).toBe(root.shards.length);
+  });
+
+  it("packs shards near the shard size, and copies shared rules and backends into each shard that needs them", async ({ expect }) => {
+    const table = await compiled();
+    const shardBytes = 24 * 1024;
+    const { root, shards } = sharded(table, shardBytes);
+    for (const [i, s] of root.shards.entries()) {
+      expect(s.bytes, `shard ${i}`).toBeLessThanOrEqual(shardBytes * 1.1);
+      expect(s.bytes).toBe(new TextEncoder().encode(shards[i]!.text).length);
+    }
+    // Every host key is in exactly one shard, and that shard holds it.
+    const directory = root.directory.HTTP!;
+    for (const [host, shard] of Object.entries(directory.exact)) expect(shards[shard]!.value.hosts.HTTP!.exact[host]).toBeDefined();
+    for (const [suffix, shard] of Object.entries(directory.wildcard))
+      expect(shards[shard]!.value.hosts.HTTP!.wildcard[suffix]).toBeDefined();
+    expect(shards[directory.any!]!.value.hosts.HTTP!.any.length).toBeGreaterThan(0);
+    // Rules of routes with two hostnames can land in two shards; each shard names only backends it holds.
+    const ruleCopies = shards.reduce((n, s) => n + s.value.rules.length, 0);
+    expect(ruleCopies).toBeGreaterThanOrEqual(table.rules.length);
+    for (const s of shards) {
+      for (const rule of s.value.rules) {
+        for (const ref of rule.backendRefs) expect(s.value.backends[ref.backend!]).toBeDefined();
+        for (const f of rule.filters) if (f.type === "RequestMirror") expect(s.value.backends[f.backend]).toBeDefined();
+      }
+    }
+  });
+
+  it("joins shards back into a table that differs from the whole in nothing", async ({ expect }) => {
+    const table = await compiled();
+    const { root, shards } = sharded(table, 24 * 1024);
+    const joined = joinShards(
+      root as ShardedTable,
+      shards.map((s) => s.value),
+    );
+    const diff = diffTables(joined, table);
+    expect(diff.rules).toEqual({ added: [], removed: [], changed: [] });
+    expect(diff.backends).toEqual({ added: [], removed: [], changed: [] });
+    expect(diff.hostsChanged).toBe(false);
+  });
+
+  it("refuses a table with a host too large for one KV value, naming the host and the limit", async ({ expect }) => {
+    const table = await compiled();
+    const planned = planStorage(table, { shardBytes: 1024, valueLimitBytes: 3000 });
+    expect(planned.ok).toBe(false);
+    if (!planned.ok)
+      expect(planned.problem).toMatch(
+        /^table test is [\d.]+ KiB; host h0\.example alone needs [\d.]+ KiB \(9 rules, 3 backends\), and a Workers KV value holds at most 2\.9 KiB$/,
+      );
+    expect(() => planOrRefuse(table, { shardBytes: 1024, valueLimitBytes: 3000 })).toThrow(UserError);
+  });
+});

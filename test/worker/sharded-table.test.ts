@@ -1,0 +1,106 @@
+/**
+ * A table stored in shards by host, served by the real Worker from real KV: each host is answered from its
+ * own shard, an isolate reads only the shards of the hosts asked for, and a shard that cannot be read costs
+ * only its own hosts (or is answered from the previous version right after a switch).
+ */
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, inject, it } from "vitest";
+import worker from "../../src/index";
+import { planStorage, type StoragePlan } from "../../src/compile/shard-table";
+import { KV_KEYS } from "../../src/table/kv-keys";
+import { isSharded, type ShardedTable } from "../../src/table/route-table";
+import { compileYaml } from "../support/compile-fixture";
+import { manyHostsYaml } from "../support/many-hosts";
+
+const TOKEN = "status-token-for-sharding";
+
+async function shardedPlan(name: string, routes: number): Promise<{ plan: StoragePlan; root: ShardedTable }> {
+  const edge = `
+apiVersion: kedge.dev/v1alpha1
+kind: EdgeConfig
+metadata: { name: ${name} }
+spec: { gatewayClassName: kedge, clusters: [{ name: c1 }] }
+`;
+  const { table } = await compileYaml(edge, { c1: manyHostsYaml(inject("originPorts"), routes) });
+  const planned = planStorage(table, { shardBytes: 24 * 1024 });
+  if (!planned.ok || !isSharded(planned.plan.root.value)) throw new Error("expected a sharded plan");
+  return { plan: planned.plan, root: planned.plan.root.value };
+}
+
+/** Shards, root, then pointer: the order the sync writes them. */
+async function publish({ plan, root }: { plan: StoragePlan; root: ShardedTable }): Promise<void> {
+  for (const [i, shard] of plan.shards.entries()) await env.ROUTES.put(KV_KEYS.shard(root.name, root.version, i), shard.text);
+  await env.ROUTES.put(KV_KEYS.blob(root.name, root.version), plan.root.text);
+  await env.ROUTES.put(
+    KV_KEYS.current(root.name),
+    JSON.stringify({ version: root.version, schemaVersion: root.schemaVersion, updatedAt: new Date().toISOString() }),
+  );
+}
+
+async function send(table: string, url: string, headers: Record<string, string> = {}): Promise<Response> {
+  const ctx = createExecutionContext();
+  const response = await worker.fetch(new Request(url, { headers }), { ...env, KEDGE_TABLE: table, KEDGE_STATUS_TOKEN: TOKEN }, ctx);
+  await waitOnExecutionContext(ctx);
+  return response;
+}
+
+const endpointOf = async (response: Response) => ((await response.json()) as { endpoint?: string; error?: string }).endpoint;
+
+describe("sharded route table", () => {
+  it("answers each host from its own shard and reads only the shards asked for", async ({ expect }) => {
+    const sharded = await shardedPlan("shard-a", 300);
+    await publish(sharded);
+    const { directory, shards } = sharded.root;
+    expect(shards.length).toBeGreaterThan(3);
+
+    // r5 is on h5 and h6 to infra-backend-v3; r30 on *.w0.example to v1; r7 has no hostname (any host) to v2.
+    const exact = await send("shard-a", "http://h5.example/r5/x");
+    expect(exact.status).toBe(200);
+    expect(await endpointOf(exact)).toBe("infra-backend-v3");
+    const wildcard = await send("shard-a", "http://deep.sub.w0.example/r30");
+    expect(await endpointOf(wildcard)).toBe("infra-backend-v1");
+    const anyHost = await send("shard-a", "http://not-named.example/r7/y");
+    expect(await endpointOf(anyHost)).toBe("infra-backend-v2");
+    // A path no route of that host has: 404, whatever other shards hold.
+    expect((await send("shard-a", "http://h5.example/r6")).status).toBe(404);
+
+    const status = await send("shard-a", "http://h5.example/.well-known/kedge/status", { authorization: `Bearer ${TOKEN}` });
+    const body = (await status.json()) as { table: { version: string; shards: { count: number; loaded: number[] } } };
+    const asked = [directory.HTTP!.exact["h5.example"]!, directory.HTTP!.wildcard["w0.example"]!, directory.HTTP!.any!];
+    expect(body.table.version).toBe(sharded.root.version);
+    expect(body.table.shards.count).toBe(shards.length);
+    expect(body.table.shards.loaded).toEqual([...new Set(asked)].sort((a, b) => a - b));
+  });
+
+  it("a shard missing from KV fails only its own hosts, with a clean 503", async ({ expect }) => {
+    const sharded = await shardedPlan("shard-b", 300);
+    await publish(sharded);
+    const { directory } = sharded.root;
+    const lost = directory.HTTP!.exact["h10.example"]!;
+    const other = Object.entries(directory.HTTP!.exact).find(([, shard]) => shard !== lost)!;
+    await env.ROUTES.delete(KV_KEYS.shard("shard-b", sharded.root.version, lost));
+
+    const failed = await send("shard-b", "http://h10.example/r10");
+    expect(failed.status).toBe(503);
+    expect(await failed.json()).toMatchObject({ error: "ROUTE_TABLE_UNAVAILABLE" });
+    const [host] = other;
+    const i = Number(/^h(\d+)\./.exec(host)![1]);
+    const served = await send("shard-b", `http://${host}/r${i}/z`, { "x-shard": "yes" });
+    expect(served.status).toBe(200);
+  });
+
+  it("right after a switch, a host whose new shard cannot be read is answered from the previous version", async ({ expect }) => {
+    const first = await shardedPlan("shard-c", 300);
+    await publish(first);
+    expect(await endpointOf(await send("shard-c", "http://h22.example/r22"))).toBe("infra-backend-v2");
+
+    const second = await shardedPlan("shard-c", 301);
+    expect(second.root.version).not.toBe(first.root.version);
+    await publish(second);
+    await env.ROUTES.delete(KV_KEYS.shard("shard-c", second.root.version, second.root.directory.HTTP!.exact["h22.example"]!));
+    const response = await send("shard-c", "http://h22.example/r22");
+    expect(response.status).toBe(200);
+    expect(await endpointOf(response)).toBe("infra-backend-v2");
+  });
+});
