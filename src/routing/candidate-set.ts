@@ -1,49 +1,121 @@
 /**
- * @module The candidate matches of one host, in precedence order, with path buckets: Exact paths by
- * value and PathPrefix values by prefix, so a request looks at the few candidates its path can match
- * instead of every route of its host. Everything else (regular expressions) stays in a short residual list.
+ * @module The candidate matches of one host, in precedence order, with buckets: Exact paths by value,
+ * PathPrefix values by prefix, and regular expressions by the literal directory they start with, so a
+ * request looks at the few candidates its path can match instead of every route of its host. A long
+ * bucket whose candidates mostly require one header's exact value is split by that value too. What
+ * fits no bucket stays in a short residual list.
  */
 import type { CompiledMatch } from "../table/route-table";
 import { matchHolds, type RequestFacts } from "./match-conditions";
 import type { PreparedMatch } from "./prepared-table";
 
-/** Hosts with at most this many candidates are scanned in order; the buckets pay off above it. */
+/** Lists of at most this many candidates are scanned in order; the buckets and splits pay off above it. */
 const SCAN_BELOW = 8;
+
+/** Positions in `all` (ascending) of the candidates that need `name` to equal a value, by value; `rest` need no such value. */
+export interface HeaderSplit {
+  name: string;
+  byValue: Map<string, number[]>;
+  rest: number[];
+}
+
+/** One bucket's positions in `all`, ascending; split by a header's value when long. */
+export type Positions = number[] | HeaderSplit;
 
 export interface CandidateSet {
   /** Match indexes in precedence order. */
   all: number[];
-  /** Exact path value → positions in `all`, ascending. */
-  exact: Map<string, number[]>;
-  /** PathPrefix value → positions in `all`, ascending. */
-  prefix: Map<string, number[]>;
-  /** Positions of every other candidate, ascending. */
-  other: number[];
+  /** Exact path value → positions. */
+  exact: Map<string, Positions>;
+  /** PathPrefix value → positions. */
+  prefix: Map<string, Positions>;
+  /** Regular expressions that can only match below a literal directory ("/api/v1" for `/api/v1/[0-9]+`) → positions. */
+  regexDir: Map<string, Positions>;
+  /** Every other candidate. */
+  other: Positions;
 }
 
-export function buildCandidateSet(all: number[], matches: CompiledMatch[]): CandidateSet {
-  const set: CandidateSet = { all, exact: new Map(), prefix: new Map(), other: [] };
-  all.forEach((matchIndex, position) => {
-    const path = matches[matchIndex]?.path;
-    // Compiled prefixes carry no trailing slash (except "/"); anything else is left to the residual scan.
-    const bucketable = path?.type === "Exact" || (path?.type === "PathPrefix" && (path.value === "/" || !path.value.endsWith("/")));
-    const bucket = !bucketable ? undefined : path?.type === "Exact" ? set.exact : set.prefix;
-    if (!bucket || !path) {
-      set.other.push(position);
-      return;
-    }
-    const list = bucket.get(path.value);
-    if (list) list.push(position);
-    else bucket.set(path.value, [position]);
-  });
-  return set;
+/** Whether a regular expression has a `|` outside every group and class (then no prefix is literal). */
+function hasTopLevelAlternation(pattern: string): boolean {
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === "\\") i++;
+    else if (inClass) inClass = c !== "]";
+    else if (c === "[") inClass = true;
+    else if (c === "(") depth++;
+    else if (c === ")") depth--;
+    else if (c === "|" && depth === 0) return true;
+  }
+  return false;
 }
 
 /**
- * The first holding candidate, in precedence order, among `positions` (ascending) that is before `best`;
- * `best` when there is none.
+ * The directory every path a regular expression matches must start with ("/api/v1" for `/api/v1/[0-9]+`,
+ * meaning "/api/v1/..."), or null when its literal start has no "/" after the first character.
  */
-function scanBefore(set: CandidateSet, positions: number[] | undefined, best: number, matches: PreparedMatch[], req: RequestFacts): number {
+export function literalDirectory(pattern: string): string | null {
+  if (hasTopLevelAlternation(pattern)) return null;
+  let end = 0;
+  while (end < pattern.length && !"\\^$.|?*+()[]{}".includes(pattern[end]!)) end++;
+  // A quantifier that allows zero repetitions makes the last literal character optional.
+  if (end < pattern.length && "?*{".includes(pattern[end]!)) end--;
+  const slash = pattern.lastIndexOf("/", end - 1);
+  return slash > 0 ? pattern.slice(0, slash) : null;
+}
+
+/** The header most candidates need an exact value of, if enough of them do for a split to pay off. */
+function splitByHeader(positions: number[], all: number[], matches: CompiledMatch[]): Positions {
+  if (positions.length <= SCAN_BELOW) return positions;
+  const counts = new Map<string, number>();
+  for (const p of positions) {
+    for (const h of matches[all[p]!]!.headers) if (h.type === "Exact") counts.set(h.name, (counts.get(h.name) ?? 0) + 1);
+  }
+  let name = "";
+  let most = 0;
+  for (const [n, count] of counts) if (count > most) [name, most] = [n, count];
+  if (most * 2 < positions.length) return positions;
+  const split: HeaderSplit = { name, byValue: new Map(), rest: [] };
+  for (const p of positions) {
+    const value = matches[all[p]!]!.headers.find((h) => h.type === "Exact" && h.name === name)?.value;
+    if (value === undefined) split.rest.push(p);
+    else {
+      const list = split.byValue.get(value);
+      if (list) list.push(p);
+      else split.byValue.set(value, [p]);
+    }
+  }
+  return split;
+}
+
+export function buildCandidateSet(all: number[], matches: CompiledMatch[]): CandidateSet {
+  const exact = new Map<string, number[]>();
+  const prefix = new Map<string, number[]>();
+  const regexDir = new Map<string, number[]>();
+  const other: number[] = [];
+  const into = (bucket: Map<string, number[]>, key: string, position: number) => {
+    const list = bucket.get(key);
+    if (list) list.push(position);
+    else bucket.set(key, [position]);
+  };
+  all.forEach((matchIndex, position) => {
+    const path = matches[matchIndex]!.path;
+    if (path.type === "Exact") into(exact, path.value, position);
+    // Compiled prefixes carry no trailing slash (except "/"); anything else is left to the residual scan.
+    else if (path.type === "PathPrefix" && (path.value === "/" || !path.value.endsWith("/"))) into(prefix, path.value, position);
+    else {
+      const directory = path.type === "RegularExpression" ? literalDirectory(path.value) : null;
+      if (directory !== null) into(regexDir, directory, position);
+      else other.push(position);
+    }
+  });
+  const split = (bucket: Map<string, number[]>) => new Map([...bucket].map(([k, v]) => [k, splitByHeader(v, all, matches)]));
+  return { all, exact: split(exact), prefix: split(prefix), regexDir: split(regexDir), other: splitByHeader(other, all, matches) };
+}
+
+/** The first holding candidate among `positions` (ascending) that is before `best`; `best` when there is none. */
+function scanList(set: CandidateSet, positions: number[] | undefined, best: number, matches: PreparedMatch[], req: RequestFacts): number {
   if (positions === undefined) return best;
   for (let k = 0; k < positions.length; k++) {
     const p = positions[k]!;
@@ -53,10 +125,24 @@ function scanBefore(set: CandidateSet, positions: number[] | undefined, best: nu
   return best;
 }
 
+function scanBefore(
+  set: CandidateSet,
+  positions: Positions | undefined,
+  best: number,
+  matches: PreparedMatch[],
+  req: RequestFacts,
+): number {
+  if (positions === undefined || Array.isArray(positions)) return scanList(set, positions, best, matches, req);
+  // Candidates needing another value of the header cannot hold; the two lists together cover the rest.
+  const value = req.headers.get(positions.name);
+  const found = value === null ? best : scanList(set, positions.byValue.get(value), best, matches, req);
+  return scanList(set, positions.rest, found, matches, req);
+}
+
 /**
- * The position of the first candidate (in precedence order) for which `holds` is true, or -1. Each
+ * The position of the first candidate (in precedence order) that holds for the request, or -1. Each
  * bucket is scanned only up to the best position found so far, so the answer equals a full scan's.
- * The prefix buckets are looked up for every segment prefix of the path ("/", "/a", "/a/b", ...).
+ * Prefix and regex buckets are looked up for every segment prefix of the path ("/", "/a", "/a/b", ...).
  */
 export function firstHolding(set: CandidateSet, matches: PreparedMatch[], req: RequestFacts): number {
   // A short list is cheaper to scan than to look up by path.
@@ -66,12 +152,16 @@ export function firstHolding(set: CandidateSet, matches: PreparedMatch[], req: R
   }
   const { path } = req;
   let best = scanBefore(set, set.exact.get(path), set.all.length, matches, req);
-  if (set.prefix.size > 0) {
-    best = scanBefore(set, set.prefix.get("/"), best, matches, req);
+  const prefixes = set.prefix.size > 0;
+  const regexes = set.regexDir.size > 0;
+  if (prefixes) best = scanBefore(set, set.prefix.get("/"), best, matches, req);
+  if (prefixes || regexes) {
     for (let i = path.indexOf("/", 1); i !== -1; i = path.indexOf("/", i + 1)) {
-      best = scanBefore(set, set.prefix.get(path.slice(0, i)), best, matches, req);
+      const directory = path.slice(0, i);
+      if (prefixes) best = scanBefore(set, set.prefix.get(directory), best, matches, req);
+      if (regexes) best = scanBefore(set, set.regexDir.get(directory), best, matches, req);
     }
-    if (path.length > 1 && !path.endsWith("/")) best = scanBefore(set, set.prefix.get(path), best, matches, req);
+    if (prefixes && path.length > 1 && !path.endsWith("/")) best = scanBefore(set, set.prefix.get(path), best, matches, req);
   }
   best = scanBefore(set, set.other, best, matches, req);
   return best === set.all.length ? -1 : best;

@@ -1,10 +1,11 @@
 import { describe, it } from "vitest";
-import { buildCandidateSet, firstHolding } from "../../src/routing/candidate-set";
+import { buildCandidateSet, firstHolding, literalDirectory } from "../../src/routing/candidate-set";
 import { matchHolds, type RequestFacts } from "../../src/routing/match-conditions";
 import type { PreparedMatch } from "../../src/routing/prepared-table";
-import type { CompiledMatch, PathMatchType } from "../../src/table/route-table";
+import type { CompiledMatch, CompiledValueMatch, PathMatchType } from "../../src/table/route-table";
 
-const PATHS = ["/", "/a", "/a/b", "/a/b/c", "/ab", "/b", "/a/"];
+const PATHS = ["/", "/a", "/a/b", "/a/b/c", "/ab", "/b", "/a/", "/a/1", "/a/b/22", "/a1/b"];
+const REGEXES = ["/a/[0-9]+", "/a/b/.*", "/a/?", "/a|/b", "/a/b|/ab", "(/a)/b", "/a/(b|c)", "/a1?/b", "/a/b{0,1}", "/.*", "\\/a/b", "[/]a"];
 
 /** A seeded generator, so a failure can be replayed. */
 function random(seed: number) {
@@ -15,37 +16,60 @@ function random(seed: number) {
   };
 }
 
-const request = (path: string): RequestFacts => ({
-  protocol: "HTTP",
-  host: "h",
-  path,
-  method: "GET",
-  headers: new Headers({ "x-yes": "1" }),
-  query: new URLSearchParams(),
+describe("literal directory of a path regex", () => {
+  it.for([
+    ["/api/v1/[0-9]+", "/api/v1"],
+    ["/api/v1/x?", "/api/v1"],
+    ["/api/v1/?", "/api"],
+    ["/api/v1", "/api"],
+    ["/api/(v1|v2)/x", "/api"],
+    ["/api/v1{0,1}/x", "/api"],
+    ["/a", null],
+    ["/a|/b/c", null],
+    ["^/api/x", null],
+    ["\\/api/x", null],
+    [".*/api/x", null],
+  ] as const)("%s → %s", ([pattern, directory], { expect }) => {
+    expect(literalDirectory(pattern)).toBe(directory);
+  });
 });
 
-describe("candidate path buckets", () => {
-  it("find the same first candidate as a full scan, for random candidate lists and paths", ({ expect }) => {
+describe("candidate buckets", () => {
+  it("find the same first candidate as a full scan, for random candidate lists, paths and headers", ({ expect }) => {
     const next = random(42);
-    const pick = <T>(xs: T[]) => xs[Math.floor(next() * xs.length)]!;
-    for (let round = 0; round < 1000; round++) {
-      // Long enough lists to use the buckets (short ones are scanned in order).
-      const matches: CompiledMatch[] = Array.from({ length: 1 + Math.floor(next() * 30) }, (_, i) => ({
-        id: `m${i}`,
-        rule: i,
-        path: { type: pick<PathMatchType>(["Exact", "PathPrefix", "RegularExpression"]), value: pick(PATHS) },
-        // Some matches also need a header the request lacks, so a fitting path alone does not decide.
-        headers: next() < 0.3 ? [{ name: "x-no", type: "Exact" as const, value: "1" }] : [],
-        queryParams: [],
-      }));
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]!;
+    for (let round = 0; round < 3000; round++) {
+      // Long enough lists to use the buckets and header splits (short ones are scanned in order).
+      const matches: CompiledMatch[] = Array.from({ length: 1 + Math.floor(next() * 40) }, (_, i) => {
+        const type = pick<PathMatchType>(["Exact", "PathPrefix", "RegularExpression"]);
+        const headers: CompiledValueMatch[] = [];
+        // Many need one header's value (so buckets split by it); some need a header the request lacks.
+        if (next() < 0.6) headers.push({ name: "x-route", type: "Exact", value: `r${Math.floor(next() * 4)}` });
+        if (next() < 0.2) headers.push({ name: "x-no", type: "Exact", value: "1" });
+        if (next() < 0.1) headers.push({ name: "x-route", type: "RegularExpression", value: "r[0-1]" });
+        return {
+          id: `m${i}`,
+          rule: i,
+          path: { type, value: type === "RegularExpression" ? pick(REGEXES) : pick(PATHS) },
+          headers,
+          queryParams: [],
+        };
+      });
       const prepared: PreparedMatch[] = matches.map((match) => ({
         match,
-        pathRegex: match.path.type === "RegularExpression" ? new RegExp(`^(?:${match.path.value}.*)$`) : undefined,
-        headerRegex: [],
+        pathRegex: match.path.type === "RegularExpression" ? new RegExp(`^(?:${match.path.value})$`, "u") : undefined,
+        headerRegex: match.headers.map((h) => (h.type === "RegularExpression" ? new RegExp(`^(?:${h.value})$`, "u") : undefined)),
         queryRegex: [],
       }));
       const order = matches.map((_, i) => i).sort(() => next() - 0.5);
-      const req = request(pick(PATHS));
+      const req: RequestFacts = {
+        protocol: "HTTP",
+        host: "h",
+        path: pick(PATHS),
+        method: "GET",
+        headers: new Headers(next() < 0.8 ? { "x-route": `r${Math.floor(next() * 4)}` } : {}),
+        query: new URLSearchParams(),
+      };
       const expected = order.findIndex((i) => matchHolds(prepared[i]!, req));
       expect(firstHolding(buildCandidateSet(order, matches), prepared, req), `round ${round}`).toBe(expected);
     }
