@@ -6,8 +6,10 @@ import { compileRouteTable } from "../../src/compile/compile-route-table";
 import { matchHolds, matchRequest, type RequestFacts } from "../../src/routing/match-request";
 import { type PreparedMatch, type PreparedTable, prepareTable } from "../../src/routing/prepared-table";
 import { canonicalJson } from "../../src/table/canonical-json";
-import { parseRouteTable } from "../../src/table/parse-route-table";
-import type { RouteTable } from "../../src/table/route-table";
+import { planStorage } from "../../src/compile/shard-table";
+import { parseRouteTable, parseStoredTable } from "../../src/table/parse-route-table";
+import { isSharded, type RouteTable } from "../../src/table/route-table";
+import { ShardedServedTable } from "../../src/worker/served-table";
 import { benchEdge, benchManifests, type MatchKind, requestFor } from "./route-tables";
 import { median, timePerCall } from "./stats";
 
@@ -15,7 +17,10 @@ export interface MatcherFigure {
   kind: MatchKind;
   routes: number;
   hosts: number;
+  /** Requests spread over 512 routes (or all of them): includes CPU cache misses over a large table. */
   indexedUs: number;
+  /** The same 8 routes asked at every size: the matcher's own growth, with the request mix held equal. */
+  hotUs: number;
   linearUs: number;
   speedup: number;
 }
@@ -56,10 +61,77 @@ export async function benchMatcher(kind: MatchKind, routes: number, hosts = Math
   const indexedMs = timePerCall(() => {
     matchRequest(prepared, requests[next++ & 511]!);
   });
+  const hot = requests.map((_, i) => requests[i & 7]!);
+  const hotMs = timePerCall(() => {
+    matchRequest(prepared, hot[next++ & 511]!);
+  });
   const linearMs = timePerCall(() => {
     linearMatch(linear, requests[next++ & 511]!);
   }, 5);
-  return { kind, routes, hosts, indexedUs: indexedMs * 1000, linearUs: linearMs * 1000, speedup: linearMs / indexedMs };
+  return {
+    kind,
+    routes,
+    hosts,
+    indexedUs: indexedMs * 1000,
+    hotUs: hotMs * 1000,
+    linearUs: linearMs * 1000,
+    speedup: linearMs / indexedMs,
+  };
+}
+
+export interface ShardedLoadFigure {
+  routes: number;
+  shards: number;
+  /** Largest shard's JSON. */
+  shardBytes: number;
+  rootBytes: number;
+  /** Root JSON to a ready directory, plus one shard's JSON to a ready matcher: what the first request of a host costs. */
+  rootMs: number;
+  shardMs: number;
+  shardHeapMB: number;
+}
+
+/** A table above the shard size: what an isolate reads and holds to serve one host. */
+export async function benchShardedLoad(routes: number): Promise<ShardedLoadFigure> {
+  const planned = planStorage(await compileBenchTable("prefix", routes, false, undefined, Math.min(routes / 10, 5000)));
+  if (!planned.ok) throw new Error(planned.problem);
+  const { root, shards } = planned.plan;
+  if (!isSharded(root.value)) throw new Error(`${routes} routes fit one value; nothing to shard`);
+  const largest = shards.reduce((a, b) => (b.text.length > a.text.length ? b : a));
+  const rootTimes: number[] = [];
+  const shardTimes: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    let t = performance.now();
+    const parsed = parseStoredTable(JSON.parse(root.text));
+    if (!parsed.ok || !isSharded(parsed.value)) throw new Error("root did not parse");
+    const served = new ShardedServedTable(parsed.value, async () => JSON.parse(largest.text), null);
+    rootTimes.push(performance.now() - t);
+    t = performance.now();
+    await served.forHost("HTTP", Object.keys(largest.value.hosts.HTTP!.exact)[0]!);
+    shardTimes.push(performance.now() - t);
+  }
+  return {
+    routes,
+    shards: shards.length,
+    shardBytes: largest.text.length,
+    rootBytes: root.text.length,
+    rootMs: median(rootTimes),
+    shardMs: median(shardTimes),
+    shardHeapMB: heapOf(() => prepareTable((parseRouteTable(JSON.parse(largest.text)) as { value: RouteTable }).value)),
+  };
+}
+
+/** MiB of heap the value `make` returns keeps alive (NaN without --expose-gc). */
+function heapOf(make: () => { table: RouteTable }): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return Number.NaN;
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const kept = make();
+  gc();
+  const heapMB = (process.memoryUsage().heapUsed - before) / 2 ** 20;
+  if (!kept.table) throw new Error("unreachable");
+  return heapMB;
 }
 
 export interface LoadFigure {
@@ -80,12 +152,6 @@ export async function benchTableLoad(routes: number): Promise<LoadFigure> {
     prepareTable(parsed.value);
     times.push(performance.now() - t);
   }
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
-  const before = process.memoryUsage().heapUsed;
-  const kept = prepareTable((parseRouteTable(JSON.parse(json)) as { value: RouteTable }).value);
-  gc?.();
-  const heapMB = (process.memoryUsage().heapUsed - before) / 2 ** 20;
-  if (!kept.table) throw new Error("unreachable");
-  return { routes, bytes: json.length, loadMs: median(times), heapMB: gc ? heapMB : Number.NaN };
+  const heapMB = heapOf(() => prepareTable((parseRouteTable(JSON.parse(json)) as { value: RouteTable }).value));
+  return { routes, bytes: json.length, loadMs: median(times), heapMB };
 }

@@ -1,6 +1,6 @@
 /** @module What a new table changes compared with the served one (for --dry-run). */
 import { canonicalJson } from "../../src/table/canonical-json";
-import type { RouteTable } from "../../src/table/route-table";
+import type { CompiledMatch, RouteTable } from "../../src/table/route-table";
 
 export interface TableDiff {
   from?: string;
@@ -13,10 +13,10 @@ export interface TableDiff {
 function ruleViews(table: RouteTable | null): Map<string, string> {
   const views = new Map<string, string>();
   if (!table) return views;
-  table.rules.forEach((rule, i) => {
-    const matches = table.matches.filter((m) => m.rule === i).map(({ rule: _rule, ...m }) => m);
-    views.set(rule.id, canonicalJson({ rule, matches }));
-  });
+  // Matches grouped by rule in one pass (a filter per rule is quadratic: 10k rules took a second).
+  const matchesOf = table.rules.map((): Omit<CompiledMatch, "rule">[] => []);
+  for (const { rule, ...match } of table.matches) matchesOf[rule]?.push(match);
+  table.rules.forEach((rule, i) => views.set(rule.id, canonicalJson({ rule, matches: matchesOf[i] })));
   return views;
 }
 

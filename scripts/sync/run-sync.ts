@@ -6,7 +6,7 @@ import { readWranglerFacts } from "../lib/wrangler-config";
 import type { SyncOptions } from "./args";
 import { diffTables } from "./diff-tables";
 import type { KvStore } from "./kv-store";
-import { loadConfig } from "./load-config";
+import { type LoadedConfig, loadConfig } from "./load-config";
 import { openLocalKv } from "./local-kv";
 import { pushTable, readCurrentTable, readHistory, rollbackTable } from "./publish";
 import { openRemoteKv } from "./remote-kv";
@@ -38,6 +38,29 @@ async function withStore<T>(options: SyncOptions, use: (kv: KvStore) => Promise<
   }
 }
 
+/**
+ * The KV store, opened ahead of need: local KV boots workerd in its own process, which then starts while
+ * the config compiles. `release` closes it whether or not it was used (or opened).
+ */
+class StoreOpenedAhead {
+  private readonly opening: Promise<KvStore>;
+
+  constructor(options: SyncOptions) {
+    this.opening = openStore(options);
+    // Its failure is reported where the store is used, not as an unhandled rejection meanwhile.
+    this.opening.catch(() => undefined);
+  }
+
+  async use<T>(fn: (kv: KvStore) => Promise<T>): Promise<T> {
+    return fn(await this.opening);
+  }
+
+  async release(): Promise<void> {
+    const kv = await this.opening.catch(() => null);
+    await kv?.close();
+  }
+}
+
 /** How the table will be stored (whole or in shards); one KV cannot hold is refused before anything is written (exit 2). */
 export function planOrRefuse(table: RouteTable, limits: ShardLimits = {}): StoragePlan {
   const planned = planStorage(table, limits);
@@ -62,6 +85,16 @@ export async function runSync(options: SyncOptions, io: Output): Promise<number>
     return EXIT.OK;
   }
 
+  const store = new StoreOpenedAhead(options);
+  try {
+    return await compileAndWrite(options, io, loaded, store);
+  } finally {
+    await store.release();
+  }
+}
+
+async function compileAndWrite(options: SyncOptions, io: Output, loaded: LoadedConfig, store: StoreOpenedAhead): Promise<number> {
+  const name = loaded.edge.name;
   const result = await compileRouteTable(loaded.edge, loaded.manifests);
   const plan = planOrRefuse(result.table, { shardBytes: options.shardBytes });
   const rejected = result.diagnostics.some((d) => d.severity === "error");
@@ -101,7 +134,7 @@ export async function runSync(options: SyncOptions, io: Output): Promise<number>
   }
 
   if (options.dryRun) {
-    const diff = await withStore(options, async (kv) => diffTables(await readCurrentTable(kv, name), result.table));
+    const diff = await store.use(async (kv) => diffTables(await readCurrentTable(kv, name), result.table));
     summary.dryRun = diff;
     summary.written = false;
     if (!options.json) {
@@ -123,7 +156,7 @@ export async function runSync(options: SyncOptions, io: Output): Promise<number>
     return finish(EXIT.OK);
   }
 
-  const pushed = await withStore(options, async (kv) => ({
+  const pushed = await store.use(async (kv) => ({
     outcome: await pushTable(kv, plan),
     history: await readHistory(kv, name),
     where: kv.description,
