@@ -3,10 +3,10 @@
  * the first request for one of their hosts. At most MAX_LOADED_SHARDS shards stay in memory (the least
  * recently used is dropped), so an isolate's memory follows the hosts it serves, not the table's size.
  */
-import { lookupHost } from "../routing/hostname-match";
 import { type PreparedTable, prepareTable } from "../routing/prepared-table";
+import { type PreparedDirectories, prepareDirectories, shardFor } from "../routing/shard-directory";
 import { parseRouteTable } from "../table/parse-route-table";
-import type { CompiledBackend, Protocol, ShardDirectory, ShardedTable } from "../table/route-table";
+import type { CompiledBackend, Protocol, ShardedTable } from "../table/route-table";
 import { GatewayError } from "./errors";
 
 /** Shards kept per isolate: at the default shard size (4 MiB of JSON, ~12 MiB prepared), about 50 MiB. */
@@ -46,18 +46,12 @@ export function wholeTable(prepared: PreparedTable): ServedTable {
   };
 }
 
-interface Directory {
-  exact: Map<string, number>;
-  wildcard: Map<string, number>;
-  any?: number;
-}
-
 /** A sharded table: its directory in memory, shards read when first needed. */
 export class ShardedServedTable implements ServedTable {
   readonly name: string;
   readonly version: string;
   readonly healthChecks?: { maxEndpointsPerRun: number };
-  private readonly directories: Partial<Record<Protocol, Directory>> = {};
+  private readonly directories: PreparedDirectories;
   /** Loaded shards, least recently used first. */
   private readonly ready = new Map<number, PreparedTable>();
   private readonly loading = new Map<number, Promise<PreparedTable>>();
@@ -74,9 +68,7 @@ export class ShardedServedTable implements ServedTable {
     this.name = root.name;
     this.version = root.version;
     this.healthChecks = root.healthChecks;
-    for (const [protocol, d] of Object.entries(root.directory) as [Protocol, ShardDirectory][]) {
-      this.directories[protocol] = { exact: new Map(Object.entries(d.exact)), wildcard: new Map(Object.entries(d.wildcard)), any: d.any };
-    }
+    this.directories = prepareDirectories(root);
     // Only one version back: the previous table's own fallback is not kept.
     this.fallback = previous instanceof ShardedServedTable ? previous.withoutFallback() : previous;
     this.fallbackUntil = Date.now() + FALLBACK_MS;
@@ -92,9 +84,7 @@ export class ShardedServedTable implements ServedTable {
   }
 
   forHost(protocol: Protocol, host: string): PreparedTable | null | Promise<PreparedTable | null> {
-    const directory = this.directories[protocol];
-    if (!directory) return null;
-    const shard = lookupHost(directory.exact, directory.wildcard, host) ?? directory.any;
+    const shard = shardFor(this.directories, protocol, host);
     if (shard === undefined) return null;
     const prepared = this.ready.get(shard);
     if (prepared) {
