@@ -3,25 +3,27 @@
  * own shard, an isolate reads only the shards of the hosts asked for, and a shard that cannot be read costs
  * only its own hosts (or is answered from the previous version right after a switch).
  */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, inject, it } from "vitest";
 import worker from "../../src/index";
 import { planStorage, type StoragePlan } from "../../src/compile/shard-table";
 import { KV_KEYS } from "../../src/table/kv-keys";
-import { isSharded, type ShardedTable } from "../../src/table/route-table";
+import { type HealthState, isSharded, type ShardedTable } from "../../src/table/route-table";
 import { compileYaml } from "../support/compile-fixture";
 import { manyHostsYaml } from "../support/many-hosts";
 
 const TOKEN = "status-token-for-sharding";
 
-async function shardedPlan(name: string, routes: number): Promise<{ plan: StoragePlan; root: ShardedTable }> {
+async function shardedPlan(name: string, routes: number, spec = ""): Promise<{ plan: StoragePlan; root: ShardedTable }> {
   const edge = `
 apiVersion: kedge.dev/v1alpha1
 kind: EdgeConfig
 metadata: { name: ${name} }
-spec: { gatewayClassName: kedge, clusters: [{ name: c1 }] }
-`;
+spec:
+  gatewayClassName: kedge
+  clusters: [{ name: c1 }]
+${spec}`;
   const { table } = await compileYaml(edge, { c1: manyHostsYaml(inject("originPorts"), routes) });
   const planned = planStorage(table, { shardBytes: 24 * 1024 });
   if (!planned.ok || !isSharded(planned.plan.root.value)) throw new Error("expected a sharded plan");
@@ -102,5 +104,33 @@ describe("sharded route table", () => {
     const response = await send("shard-c", "http://h22.example/r22");
     expect(response.status).toBe(200);
     expect(await endpointOf(response)).toBe("infra-backend-v2");
+  });
+
+  it("the Cron health checks probe the endpoints of every shard, and traffic avoids the unhealthy one", async ({ expect }) => {
+    const ports = inject("originPorts");
+    const sharded = await shardedPlan(
+      "shard-d",
+      300,
+      "  healthChecks: { path: /__origin/health, timeout: 1s, healthyThreshold: 1, unhealthyThreshold: 1 }\n",
+    );
+    await publish(sharded);
+    const setHealth = (port: number, status: number) =>
+      fetch(`http://127.0.0.1:${port}/__origin/health?set=${status}`).then((r) => r.arrayBuffer());
+    await setHealth(ports.v3, 500);
+    try {
+      const bindings = { ...env, KEDGE_TABLE: "shard-d" };
+      const ctx = createExecutionContext();
+      await worker.scheduled(createScheduledController(), bindings, ctx);
+      await waitOnExecutionContext(ctx);
+      const health = (await env.ROUTES.get(KV_KEYS.health("shard-d"), "json")) as HealthState;
+      // Read from the shards, every endpoint with a check was probed.
+      expect(Object.keys(health.endpoints).sort()).toEqual([ports.v1, ports.v2, ports.v3].map((p) => `c1/127.0.0.1:${p}`).sort());
+      expect(health.endpoints[`c1/127.0.0.1:${ports.v3}`]?.healthy).toBe(false);
+      expect(health.endpoints[`c1/127.0.0.1:${ports.v1}`]?.healthy).toBe(true);
+      // r5 goes to v3 alone: with its only endpoint unhealthy the request still goes there (nothing else can serve).
+      expect((await send("shard-d", "http://h5.example/r5")).status).toBe(200);
+    } finally {
+      await setHealth(ports.v3, 200);
+    }
   });
 });
