@@ -84,6 +84,8 @@ export class ShardedServedTable implements ServedTable {
   }
 
   forHost(protocol: Protocol, host: string): PreparedTable | null | Promise<PreparedTable | null> {
+    // The previous version is let go once its minute is over, so its shards do not stay in memory.
+    if (this.fallback && Date.now() >= this.fallbackUntil) this.fallback = null;
     const shard = shardFor(this.directories, protocol, host);
     if (shard === undefined) return null;
     const prepared = this.ready.get(shard);
@@ -94,7 +96,7 @@ export class ShardedServedTable implements ServedTable {
       return prepared;
     }
     return this.load(shard).catch((error: unknown) => {
-      if (this.fallback && Date.now() < this.fallbackUntil) {
+      if (this.fallback) {
         console.warn(`kedge: shard ${shard} of ${this.name}@${this.version} unreadable; answering from the previous version`, error);
         return this.fallback.forHost(protocol, host);
       }
