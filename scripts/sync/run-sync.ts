@@ -29,15 +29,6 @@ async function openStore(options: SyncOptions): Promise<KvStore> {
     : openLocalKv(options.persistTo, facts.kvNamespaceId);
 }
 
-async function withStore<T>(options: SyncOptions, use: (kv: KvStore) => Promise<T>): Promise<T> {
-  const kv = await openStore(options);
-  try {
-    return await use(kv);
-  } finally {
-    await kv.close();
-  }
-}
-
 /**
  * The KV store, opened ahead of need: local KV boots workerd in its own process, which then starts while
  * the config compiles. `release` closes it whether or not it was used (or opened).
@@ -58,6 +49,15 @@ class StoreOpenedAhead {
   async release(): Promise<void> {
     const kv = await this.opening.catch(() => null);
     await kv?.close();
+  }
+}
+
+async function withStore<T>(options: SyncOptions, use: (kv: KvStore) => Promise<T>): Promise<T> {
+  const store = new StoreOpenedAhead(options);
+  try {
+    return await store.use(use);
+  } finally {
+    await store.release();
   }
 }
 

@@ -85,6 +85,15 @@ function backendsOfRule(rule: CompiledRule): string[] {
   return ids;
 }
 
+/** A host unit with the parts it brings to a shard that lacks them. */
+interface Addition {
+  unit: HostUnit;
+  bytes: number;
+  matches: Set<number>;
+  rules: Set<number>;
+  backends: Set<string>;
+}
+
 /** The parts of a table one shard holds, with their JSON sizes, for packing. */
 class ShardBuilder {
   readonly units: HostUnit[] = [];
@@ -95,44 +104,36 @@ class ShardBuilder {
 
   constructor(private readonly sizes: PartSizes) {}
 
-  /** Bytes this unit would add (parts already held count nothing). */
-  cost(unit: HostUnit): number {
-    const matches = new Set<number>();
-    const rules = new Set<number>();
-    const backends = new Set<string>();
-    let bytes = unit.name.length + 16;
+  /** What this unit would add: the parts the shard does not hold yet, and their bytes. */
+  measure(unit: HostUnit): Addition {
+    const add: Addition = { unit, bytes: unit.name.length + 16, matches: new Set(), rules: new Set(), backends: new Set() };
+    const { table } = this.sizes;
     for (const list of Object.values(unit.lists)) {
-      bytes += list.length * 6;
+      add.bytes += list.length * 6;
       for (const m of list) {
-        if (this.matches.has(m) || matches.has(m)) continue;
-        matches.add(m);
-        bytes += this.sizes.match(m);
-        const r = this.sizes.table.matches[m]!.rule;
-        if (this.rules.has(r) || rules.has(r)) continue;
-        rules.add(r);
-        bytes += this.sizes.rule(r);
-        for (const b of backendsOfRule(this.sizes.table.rules[r]!)) {
-          if (this.backends.has(b) || backends.has(b)) continue;
-          backends.add(b);
-          bytes += this.sizes.backend(b);
+        if (this.matches.has(m) || add.matches.has(m)) continue;
+        add.matches.add(m);
+        add.bytes += this.sizes.match(m);
+        const r = table.matches[m]!.rule;
+        if (this.rules.has(r) || add.rules.has(r)) continue;
+        add.rules.add(r);
+        add.bytes += this.sizes.rule(r);
+        for (const b of backendsOfRule(table.rules[r]!)) {
+          if (this.backends.has(b) || add.backends.has(b)) continue;
+          add.backends.add(b);
+          add.bytes += this.sizes.backend(b);
         }
       }
     }
-    return bytes;
+    return add;
   }
 
-  add(unit: HostUnit, cost: number): void {
-    this.units.push(unit);
-    this.bytes += cost;
-    const { table } = this.sizes;
-    for (const list of Object.values(unit.lists)) {
-      for (const m of list) {
-        this.matches.add(m);
-        const r = table.matches[m]!.rule;
-        this.rules.add(r);
-        for (const b of backendsOfRule(table.rules[r]!)) this.backends.add(b);
-      }
-    }
+  add(addition: Addition): void {
+    this.units.push(addition.unit);
+    this.bytes += addition.bytes;
+    for (const m of addition.matches) this.matches.add(m);
+    for (const r of addition.rules) this.rules.add(r);
+    for (const b of addition.backends) this.backends.add(b);
   }
 
   build(): RouteTable {
@@ -193,13 +194,13 @@ export function planStorage(table: RouteTable, limits: ShardLimits = {}): PlanRe
   const builders: ShardBuilder[] = [];
   let current = new ShardBuilder(sizes);
   for (const unit of hostUnits(table)) {
-    let cost = current.cost(unit);
-    if (current.units.length > 0 && base + current.bytes + cost > shardBytes) {
+    let addition = current.measure(unit);
+    if (current.units.length > 0 && base + current.bytes + addition.bytes > shardBytes) {
       builders.push(current);
       current = new ShardBuilder(sizes);
-      cost = current.cost(unit);
+      addition = current.measure(unit);
     }
-    current.add(unit, cost);
+    current.add(addition);
   }
   if (current.units.length > 0) builders.push(current);
 
