@@ -16,13 +16,10 @@ import { resumeSession, type SessionDeps, startSession } from "./sticky-session"
 import { attachToken } from "../session/session-cookie";
 import { OutlierDetector } from "./outlier-detector";
 import { checkRequestLimits } from "./request-limits";
+import { scanClientHeaders } from "./client-headers";
 import { STATUS_PATH, statusBody, tokensEqual } from "./status-endpoint";
 import { loadRouteTable, tableName } from "./table-loader";
-
-/** Lower-case host without port, from the URL (workerd builds it from the Host header). */
-function requestHost(url: URL): string {
-  return url.hostname.toLowerCase().replace(/\.$/, "");
-}
+import { lazyQuery, readRequestLine } from "./request-line";
 
 /** Where Cloudflare says the request comes from; empty when run without `cf` (local tests). */
 function requestLocation(request: Request): RequestLocation {
@@ -30,6 +27,8 @@ function requestLocation(request: Request): RequestLocation {
   const text = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
   return { continent: text(cf?.continent), country: text(cf?.country), colo: text(cf?.colo) };
 }
+
+const NO_LOCATION: RequestLocation = {};
 
 export interface AppOptions {
   /** The clock sessions expire by; tests pass one they can move. */
@@ -42,45 +41,40 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   // Passive health is per isolate: what this isolate saw of each endpoint.
   const outliers = new OutlierDetector();
 
-  app.use(async (c, next) => {
-    c.set("requestId", c.req.header("cf-ray") ?? crypto.randomUUID());
-    checkRequestLimits(c.req.raw);
-    await next();
-  });
-
+  // One handler, no middleware: Hono then calls it directly instead of composing a chain.
   app.all("*", async (c) => {
-    const requestId = c.get("requestId");
-    const served = await loadRouteTable(c.env);
+    const request = c.req.raw;
+    const clientHeaders = scanClientHeaders(request.headers);
+    const requestId = clientHeaders.ray ?? crypto.randomUUID();
+    c.set("requestId", requestId);
+    const href = request.url;
+    checkRequestLimits(href, clientHeaders);
+    // Awaited only when it is a promise: a fresh table (or loaded shard) comes back as is, saving a
+    // microtask turn on every request.
+    const loading = loadRouteTable(c.env);
+    const served = loading instanceof Promise ? await loading : loading;
     if (!served)
       throw new GatewayError(
         "ROUTE_TABLE_UNAVAILABLE",
         `no route table "${tableName(c.env)}" has been pushed to this edge yet; run \`npm run sync\``,
       );
-    const url = new URL(c.req.url);
-    if (url.pathname === STATUS_PATH && c.env.KEDGE_STATUS_TOKEN) {
-      const given = c.req.header("authorization")?.replace(/^Bearer\s+/i, "") ?? "";
+    const line = readRequestLine(request, new URL(href));
+    const { method, scheme, host, path } = line;
+    if (path === STATUS_PATH && c.env.KEDGE_STATUS_TOKEN) {
+      const given = request.headers.get("authorization")?.replace(/^Bearer\s+/i, "") ?? "";
       if (!(await tokensEqual(given, c.env.KEDGE_STATUS_TOKEN))) throw new GatewayError("UNAUTHORIZED", "a valid status token is required");
       return c.json(statusBody(served, outliers, Date.now()), 200, { "cache-control": "no-store", "x-request-id": requestId });
     }
-    const host = requestHost(url);
-    const scheme = url.protocol === "https:" ? "https" : "http";
     const protocol = scheme === "https" ? "HTTPS" : "HTTP";
-    const prepared = await served.forHost(protocol, host);
+    const finding = served.forHost(protocol, host);
+    const prepared = finding instanceof Promise ? await finding : finding;
     const match =
       prepared &&
-      matchRequest(prepared, {
-        protocol,
-        host,
-        path: url.pathname,
-        method: c.req.method,
-        headers: c.req.raw.headers,
-        query: url.searchParams,
-        port: url.port ? Number(url.port) : scheme === "https" ? 443 : 80,
-      });
-    if (!prepared || !match) throw new GatewayError("ROUTE_NOT_FOUND", `no route matches ${c.req.method} ${host}${url.pathname}`);
+      matchRequest(prepared, { protocol, host, path, method, headers: request.headers, query: lazyQuery(line.search), port: line.port });
+    if (!prepared || !match) throw new GatewayError("ROUTE_NOT_FOUND", `no route matches ${method} ${host}${path}`);
     const redirectTo = (filter: CompiledFilter | undefined): Response | null => {
       if (filter?.type !== "RequestRedirect") return null;
-      const facts = { scheme, host, path: url.pathname, search: url.search, listenerPort: match.rule.listenerPort } as const;
+      const facts = { scheme, host, path, search: line.search, listenerPort: match.rule.listenerPort } as const;
       return new Response(null, {
         status: filter.statusCode,
         headers: { location: redirectLocation(filter, facts), "x-request-id": requestId },
@@ -89,11 +83,11 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     const ruleRedirect = redirectTo(match.rule.filters.find((f) => f.type === "RequestRedirect"));
     if (ruleRedirect) return ruleRedirect;
     const cors = match.rule.filters.find((f): f is CorsFilter => f.type === "CORS");
-    const origin = c.req.header("origin") ?? null;
-    if (cors && c.req.method === "OPTIONS" && origin && c.req.header("access-control-request-method")) {
+    const origin = cors ? request.headers.get("origin") : null;
+    if (cors && method === "OPTIONS" && origin && request.headers.get("access-control-request-method")) {
       return new Response(null, {
         status: 204,
-        headers: { ...preflightHeaders(cors, origin, c.req.raw.headers), "x-request-id": requestId },
+        headers: { ...preflightHeaders(cors, origin, request.headers), "x-request-id": requestId },
       });
     }
     const withCors = (response: Response): Response => {
@@ -104,11 +98,11 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
       return response;
     };
 
-    const forward = { request: c.req.raw, url, host, requestId, rule: match.rule };
+    const forward = { request, line, requestId, clientHeaders, rule: match.rule };
     const mirror = { prepared, bindings: c.env, waitUntil: (p: Promise<unknown>) => c.executionCtx.waitUntil(p) };
     const session = match.rule.session;
     const deps: SessionDeps = { env: c.env, now: now(), waitUntil: mirror.waitUntil };
-    const pinned = session ? await resumeSession(deps, prepared, match.rule, session, c.req.raw.headers) : null;
+    const pinned = session ? await resumeSession(deps, prepared, match.rule, session, request.headers) : null;
     if (pinned) {
       const { response } = await proxyToEndpoint({ ...forward, mirror, backendFilters: pinned.ref.filters, endpoint: pinned.endpoint });
       return withCors(response);
@@ -120,7 +114,8 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
       throw new GatewayError("BACKEND_NOT_RESOLVED", `a backend of route ${match.rule.id} could not be resolved (${choice.reason})`);
     const backendRedirect = redirectTo(choice.ref.filters.find((f) => f.type === "RequestRedirect"));
     if (backendRedirect) return backendRedirect;
-    const location = requestLocation(c.req.raw);
+    // Reading request.cf is costly in workerd; only a table with a locality policy needs it.
+    const location = prepared.table.locality ? requestLocation(request) : NO_LOCATION;
     const clock = Date.now();
     // Unhealthy (active checks) or ejected (passive health) endpoints are avoided while others can serve.
     const ejected = (e: CompiledEndpoint) => prepared.unhealthy.has(e.id) || outliers.isEjected(e.id, clock);
@@ -147,7 +142,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     const sent = await proxyToEndpoint({ ...forward, mirror, backendFilters: choice.ref.filters, endpoint, nextEndpoint, onOutcome });
     // A retry answered from another endpoint: pin that one instead.
     if (session && sent.endpoint.id !== endpoint.id) token = startSession(deps, session, backendId, sent.endpoint.id);
-    const issued = await token;
+    const issued = token && (await token);
     if (session && issued && sent.response.status !== 101) attachToken(sent.response.headers, session, issued, scheme === "https");
     return withCors(sent.response);
   });

@@ -1,7 +1,7 @@
 /** @module Headers on the way to the origin and back: hop-by-hop removal and X-Forwarded-*. */
 
 /** RFC 9110 §7.6.1 connection-specific headers, never forwarded. */
-const HOP_BY_HOP = [
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
   "connection",
   "keep-alive",
   "proxy-connection",
@@ -11,17 +11,19 @@ const HOP_BY_HOP = [
   "trailer",
   "transfer-encoding",
   "upgrade",
-];
+]);
 
-/** Removes hop-by-hop headers, including those the Connection header names. Keeps Upgrade for WebSockets. */
-export function stripHopByHop(headers: Headers, keepUpgrade = false): void {
+/** Removes an origin's hop-by-hop headers, including those its Connection header names. */
+export function stripHopByHop(headers: Headers): void {
   const listed = headers.get("connection");
   if (listed) for (const name of listed.split(",")) headers.delete(name.trim());
-  for (const name of HOP_BY_HOP) if (!(keepUpgrade && name === "upgrade")) headers.delete(name);
+  for (const name of HOP_BY_HOP) headers.delete(name);
 }
 
 export interface ForwardedFacts {
-  clientIp: string | null;
+  clientIp: string | undefined;
+  /** The client's X-Forwarded-For, which the client's address is appended to. */
+  forwardedFor: string | undefined;
   proto: "http" | "https";
   host: string;
   requestId: string;
@@ -30,8 +32,7 @@ export interface ForwardedFacts {
 /** Appends the client to X-Forwarded-For and sets X-Forwarded-Proto/-Host and X-Request-Id. */
 export function setForwardedHeaders(headers: Headers, facts: ForwardedFacts): void {
   if (facts.clientIp) {
-    const prior = headers.get("x-forwarded-for");
-    headers.set("x-forwarded-for", prior ? `${prior}, ${facts.clientIp}` : facts.clientIp);
+    headers.set("x-forwarded-for", facts.forwardedFor ? `${facts.forwardedFor}, ${facts.clientIp}` : facts.clientIp);
   }
   headers.set("x-forwarded-proto", facts.proto);
   // workerd ignores Host on an outbound fetch (the origin sees the URL's host), so the client's host travels here.

@@ -29,7 +29,8 @@ export async function proxyToEndpoint(input: ProxyInput): Promise<{ response: Re
   const filters = [...rule.filters, ...input.backendFilters];
   const upstream = buildUpstreamRequest(input, filters);
   const replayWanted = rule.retry !== undefined || filters.some((f) => f.type === "RequestMirror");
-  const body = await readRequestBody(input.request, replayWanted);
+  const reading = readRequestBody(input.request, input.line.method, replayWanted);
+  const body = reading instanceof Promise ? await reading : reading;
   sendMirrors(input.mirror, filters, upstream, body);
   const sent = await sendUpstream({
     upstream,

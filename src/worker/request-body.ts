@@ -13,12 +13,17 @@ export type RequestBody =
   /** Sent once, as it arrives: neither retried nor mirrored. */
   | { kind: "stream"; stream: ReadableStream };
 
-export async function readRequestBody(request: Request, replayWanted: boolean): Promise<RequestBody> {
-  if (request.method === "GET" || request.method === "HEAD" || request.body === null) return { kind: "none" };
+const NO_BODY: RequestBody = { kind: "none" };
+
+/** Only a body to buffer is waited for; the others are known at once (no promise on the common path). */
+export function readRequestBody(request: Request, method: string, replayWanted: boolean): RequestBody | Promise<RequestBody> {
+  if (method === "GET" || method === "HEAD") return NO_BODY;
+  const stream = request.body;
+  if (stream === null) return NO_BODY;
   const length = Number(request.headers.get("content-length") ?? Number.NaN);
   if (replayWanted && Number.isFinite(length) && length <= MAX_REPLAY_BYTES)
-    return { kind: "buffered", bytes: await request.arrayBuffer() };
-  return { kind: "stream", stream: request.body };
+    return request.arrayBuffer().then((bytes): RequestBody => ({ kind: "buffered", bytes }));
+  return { kind: "stream", stream };
 }
 
 export const isReplayable = (body: RequestBody): boolean => body.kind !== "stream";

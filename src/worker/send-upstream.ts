@@ -35,7 +35,8 @@ type Failure = { failed: "timeout" | "unreachable"; cause: unknown };
 const enabled = (ms: number | undefined): number => (ms !== undefined && ms > 0 ? ms : Number.POSITIVE_INFINITY);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function tryOnce(plan: SendPlan, endpoint: CompiledEndpoint, limitMs: number): Promise<Response | Failure> {
+/** One send; a failure to connect or a timeout resolves to a Failure. Not async: one promise less per try. */
+function tryOnce(plan: SendPlan, endpoint: CompiledEndpoint, limitMs: number): Promise<Response | Failure> {
   if (endpoint.external && plan.allowedHostnames && !plan.allowedHostnames.some((p) => hostnameMatches(p, endpoint.host))) {
     throw new GatewayError("EGRESS_NOT_ALLOWED", `upstream ${endpoint.id} is not in the egress allow-list`);
   }
@@ -47,8 +48,9 @@ async function tryOnce(plan: SendPlan, endpoint: CompiledEndpoint, limitMs: numb
     );
   }
   const body = bodyForSend(plan.body);
+  let sending: Promise<Response>;
   try {
-    return await send(endpointUrl(endpoint, plan.upstream.pathAndQuery), {
+    sending = send(endpointUrl(endpoint, plan.upstream.pathAndQuery), {
       method: plan.upstream.method,
       headers: plan.upstream.headers,
       // A buffered body is copied per try: a sent body may not be readable again.
@@ -57,9 +59,13 @@ async function tryOnce(plan: SendPlan, endpoint: CompiledEndpoint, limitMs: numb
       signal: Number.isFinite(limitMs) ? AbortSignal.timeout(limitMs) : undefined,
     });
   } catch (cause) {
+    // A fetcher that throws at once has failed like one that rejects.
+    sending = Promise.reject(cause);
+  }
+  return sending.catch((cause: unknown): Failure => {
     const timedOut = cause instanceof Error && (cause.name === "TimeoutError" || cause.name === "AbortError");
     return { failed: timedOut ? "timeout" : "unreachable", cause };
-  }
+  });
 }
 
 /** Methods that may be sent twice without changing their effect (RFC 9110 §9.2.2). */
@@ -68,7 +74,7 @@ const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"])
 export async function sendUpstream(plan: SendPlan): Promise<SendResult> {
   const requestMs = enabled(plan.timeouts?.requestMs);
   const backendMs = enabled(plan.timeouts?.backendRequestMs);
-  const deadline = Date.now() + requestMs;
+  const deadline = Number.isFinite(requestMs) ? Date.now() + requestMs : Number.POSITIVE_INFINITY;
   const replayable = isReplayable(plan.body);
   const retries = plan.retry && replayable ? plan.retry.attempts : 0;
   // Without a retry policy, a connection failure still gets one more try elsewhere when that is safe.
@@ -80,7 +86,7 @@ export async function sendUpstream(plan: SendPlan): Promise<SendResult> {
   const tried: CompiledEndpoint[] = [];
   let endpoint = plan.endpoint;
   for (let attempt = 0; ; attempt++) {
-    const remaining = deadline - Date.now();
+    const remaining = Number.isFinite(deadline) ? deadline - Date.now() : deadline;
     if (remaining <= 0) throw new GatewayError("UPSTREAM_TIMEOUT", `no answer within the request timeout of ${requestMs} ms`);
     const limit = Math.min(backendMs, remaining);
     tried.push(endpoint);

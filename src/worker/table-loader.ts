@@ -68,8 +68,11 @@ async function refreshHealth(env: Env, served: ServedTable | null): Promise<void
   }
 }
 
-/** The table to serve, or null when none was ever loaded (the caller answers 503). */
-export async function loadRouteTable(env: Env): Promise<ServedTable | null> {
+/**
+ * The table to serve, or null when none was ever loaded (the caller answers 503). While the table is
+ * fresh it is returned as is, not wrapped in a promise: this runs on every request.
+ */
+export function loadRouteTable(env: Env): ServedTable | null | Promise<ServedTable | null> {
   const name = tableName(env);
   let state = states.get(name);
   if (!state) {
@@ -83,6 +86,5 @@ export async function loadRouteTable(env: Env): Promise<ServedTable | null> {
   current.inflight ??= refresh(env, current).finally(() => {
     current.inflight = null;
   });
-  await current.inflight;
-  return current.served;
+  return current.inflight.then(() => current.served);
 }

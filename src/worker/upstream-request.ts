@@ -6,8 +6,9 @@
 import { applyHeaderModifier } from "../routing/header-modifier";
 import { modifyPath } from "../routing/rewrite-path";
 import type { CompiledEndpoint, CompiledFilter } from "../table/route-table";
-import { setForwardedHeaders, stripHopByHop } from "./forwarding-headers";
-import { stripInternalHeaders } from "./request-limits";
+import type { ClientHeaders } from "./client-headers";
+import type { RequestLine } from "./request-line";
+import { setForwardedHeaders } from "./forwarding-headers";
 
 export interface UpstreamRequest {
   method: string;
@@ -19,36 +20,38 @@ export interface UpstreamRequest {
 
 export interface RequestFacts {
   request: Request;
-  url: URL;
-  host: string;
+  line: RequestLine;
   requestId: string;
+  /** What the one pass over the client's headers found. */
+  clientHeaders: ClientHeaders;
 }
-
-const isWebSocket = (req: Request): boolean => req.headers.get("upgrade")?.toLowerCase() === "websocket";
 
 /** Applies request filters in order (header modifiers, URL rewrites) and sets the forwarding headers. */
 export function buildUpstreamRequest(facts: RequestFacts, filters: CompiledFilter[]): UpstreamRequest {
-  const { request, url } = facts;
+  const { request, line, clientHeaders } = facts;
   const headers = new Headers(request.headers);
-  const webSocket = isWebSocket(request);
-  stripHopByHop(headers, webSocket);
-  stripInternalHeaders(headers);
-  let path = url.pathname;
-  let host = facts.host;
+  for (const name of clientHeaders.dropped) headers.delete(name);
+  let path = line.path;
+  let host = line.host;
+  let forwardedFor = clientHeaders.forwardedFor;
   for (const f of filters) {
-    if (f.type === "RequestHeaderModifier") applyHeaderModifier(headers, f.modifier);
-    else if (f.type === "URLRewrite") {
+    if (f.type === "RequestHeaderModifier") {
+      applyHeaderModifier(headers, f.modifier);
+      // The client's address joins the X-Forwarded-For the filters left.
+      forwardedFor = headers.get("x-forwarded-for") ?? undefined;
+    } else if (f.type === "URLRewrite") {
       path = modifyPath(path, f.path);
       host = f.hostname ?? host;
     }
   }
   setForwardedHeaders(headers, {
-    clientIp: request.headers.get("cf-connecting-ip"),
-    proto: url.protocol === "https:" ? "https" : "http",
+    clientIp: clientHeaders.connectingIp,
+    forwardedFor,
+    proto: line.scheme,
     host,
     requestId: facts.requestId,
   });
-  return { method: request.method, pathAndQuery: `${path}${url.search}`, headers, webSocket };
+  return { method: line.method, pathAndQuery: `${path}${line.search}`, headers, webSocket: clientHeaders.webSocket };
 }
 
 export function endpointUrl(e: CompiledEndpoint, pathAndQuery: string): string {

@@ -435,6 +435,33 @@ export const FILTER_CASES: FilterCase[] = [
     ],
   },
   {
+    name: "X-Forwarded-For: the client's address joins the value the client sent, or the one a filter set",
+    routes: route(
+      "forwarded-for",
+      `    - ${prefix("/modified")}
+      filters: [{ type: RequestHeaderModifier, requestHeaderModifier: { set: [{ name: X-Forwarded-For, value: 198.51.100.1 }] } }]
+      ${to("v1")}
+    - ${to("v2")}`,
+      "same-namespace",
+      "  hostnames: [forwarded.example]\n",
+    ),
+    requests: [
+      {
+        host: "forwarded.example",
+        path: "/plain",
+        headers: { "cf-connecting-ip": "203.0.113.7", "x-forwarded-for": "10.0.0.9" },
+        expect: { backend: "v2", upstreamHeaders: { "x-forwarded-for": "10.0.0.9, 203.0.113.7" } },
+      },
+      {
+        host: "forwarded.example",
+        path: "/modified",
+        headers: { "cf-connecting-ip": "203.0.113.7", "x-forwarded-for": "10.0.0.9" },
+        expect: { backend: "v1", upstreamHeaders: { "x-forwarded-for": "198.51.100.1, 203.0.113.7" } },
+      },
+      { host: "forwarded.example", path: "/none", expect: { backend: "v2", upstreamHeaders: { "x-forwarded-for": null } } },
+    ],
+  },
+  {
     name: "HTTPRouteBackendURLRewrite: a rewrite placed on the backendRef",
     routes: route(
       "backend-rewrite",

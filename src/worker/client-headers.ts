@@ -1,0 +1,43 @@
+/**
+ * @module One pass over the client's request headers, made once per request: their size (for the 431)
+ * and the names that must not reach an origin. Iterating a Headers object is the costliest header
+ * operation in workerd (a C++ call per entry), so nothing else walks them.
+ */
+import { HOP_BY_HOP } from "./forwarding-headers";
+
+/** Header names in this namespace belong to the gateway; a client's never reach an origin. */
+const INTERNAL_PREFIX = "x-kedge-";
+
+export interface ClientHeaders {
+  /** Total length of names and values. */
+  bytes: number;
+  /** Present names to drop on the way upstream: hop-by-hop, those Connection lists, and the gateway's own. */
+  dropped: string[];
+  /** A WebSocket upgrade: Upgrade is then forwarded. */
+  webSocket: boolean;
+  /** The values the gateway reads: CF-Ray (the request id), CF-Connecting-IP and X-Forwarded-For. */
+  ray?: string;
+  connectingIp?: string;
+  forwardedFor?: string;
+}
+
+export function scanClientHeaders(headers: Headers): ClientHeaders {
+  const scan: ClientHeaders = { bytes: 0, dropped: [], webSocket: false };
+  headers.forEach((value, name) => {
+    scan.bytes += name.length + value.length;
+    if (name === "cf-ray") scan.ray = value;
+    else if (name === "cf-connecting-ip") scan.connectingIp = value;
+    else if (name === "x-forwarded-for") scan.forwardedFor = value;
+    else if (name === "upgrade" && value.toLowerCase() === "websocket") scan.webSocket = true;
+    else if (HOP_BY_HOP.has(name) || name.startsWith(INTERNAL_PREFIX)) scan.dropped.push(name);
+    if (name === "connection") {
+      for (const listed of value.split(",")) {
+        const token = listed.trim().toLowerCase();
+        if (token) scan.dropped.push(token);
+      }
+    }
+  });
+  // A WebSocket handshake keeps Upgrade even though its Connection header names it.
+  if (scan.webSocket) scan.dropped = scan.dropped.filter((name) => name !== "upgrade");
+  return scan;
+}

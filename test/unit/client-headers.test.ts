@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { scanClientHeaders } from "../../src/worker/client-headers";
+
+describe("one pass over the client's headers", () => {
+  it("drops hop-by-hop headers, the names Connection lists, and x-kedge-*, and nothing else", () => {
+    const scan = scanClientHeaders(
+      new Headers({
+        connection: "keep-alive, X-Secret",
+        "keep-alive": "timeout=5",
+        "x-secret": "1",
+        "proxy-authorization": "Basic eA==",
+        "x-kedge-trusted": "yes",
+        te: "trailers",
+        upgrade: "h2c",
+        accept: "*/*",
+        "x-custom": "kept",
+      }),
+    );
+    expect(new Set(scan.dropped)).toEqual(
+      new Set(["connection", "keep-alive", "x-secret", "proxy-authorization", "x-kedge-trusted", "te", "upgrade"]),
+    );
+    expect(scan.webSocket).toBe(false);
+  });
+
+  it("keeps Upgrade for a WebSocket handshake, even though Connection names it", () => {
+    const scan = scanClientHeaders(new Headers({ connection: "Upgrade", upgrade: "WebSocket", "sec-websocket-key": "k" }));
+    expect(scan.webSocket).toBe(true);
+    expect(scan.dropped).toEqual(["connection"]);
+  });
+
+  it("counts names and values, and picks out CF-Ray, CF-Connecting-IP and X-Forwarded-For", () => {
+    const scan = scanClientHeaders(new Headers({ "cf-ray": "8a1", "cf-connecting-ip": "203.0.113.7", "x-forwarded-for": "10.0.0.9" }));
+    expect(scan.bytes).toBe("cf-ray8a1cf-connecting-ip203.0.113.7x-forwarded-for10.0.0.9".length);
+    expect(scan).toMatchObject({ ray: "8a1", connectingIp: "203.0.113.7", forwardedFor: "10.0.0.9", dropped: [] });
+  });
+});
