@@ -6,7 +6,7 @@
  * Options: --quick (smaller sizes, shorter runs), --out FILE.
  */
 import { writeFileSync } from "node:fs";
-import { benchMatcher, benchShardedLoad, benchTableLoad, type MatcherFigure } from "./bench/matcher-bench";
+import { benchGrowth, benchMatcher, benchShardedLoad, benchTableLoad, type GrowthFigure, type MatcherFigure } from "./bench/matcher-bench";
 import type { MatchKind } from "./bench/route-tables";
 import { fmt } from "./bench/stats";
 import { benchSync } from "./bench/sync-bench";
@@ -31,8 +31,6 @@ async function main(): Promise<void> {
 
   const matcher: MatcherFigure[] = [];
   for (const kind of kinds) for (const routes of sizes) matcher.push(await benchMatcher(kind, routes));
-  // Routes on other hosts: 10k routes, one per host, against the 10-route table.
-  const isolated = await benchMatcher("prefix", 10_000, 10_000);
   table(
     "Matcher: median time per match (µs), host index vs linear scan over the same rules",
     matcher.map((m) => ({
@@ -45,21 +43,19 @@ async function main(): Promise<void> {
       "linear/kedge": fmt(m.speedup, 1),
     })),
   );
-  const at = (kind: string, n: number, hot: boolean) => {
-    const m = matcher.find((f) => f.kind === kind && f.routes === n);
-    return (hot ? m?.hotUs : m?.indexedUs) ?? Number.NaN;
-  };
-  const growth: Record<string, string>[] = kinds.map((kind) => ({
+  const growth: GrowthFigure[] = [];
+  for (const kind of kinds) growth.push(await benchGrowth(kind, 10, 10_000));
+  // Routes on other hosts: 10k routes, one per host.
+  const oneRoutePerHost = await benchGrowth("prefix", 10, 10_000, 10_000);
+  const growthRow = (kind: string, g: GrowthFigure) => ({
     kind,
-    "10k vs 10 routes, same 8 routes asked": fmt(at(kind, 10_000, true) / at(kind, 10, true), 2),
-    "10k vs 10 routes, 512 routes asked": fmt(at(kind, 10_000, false) / at(kind, 10, false), 2),
-  }));
-  growth.push({
-    kind: "prefix, 1 route per host",
-    "10k vs 10 routes, same 8 routes asked": fmt(isolated.hotUs / at("prefix", 10, true), 2),
-    "10k vs 10 routes, 512 routes asked": fmt(isolated.indexedUs / at("prefix", 10, false), 2),
+    "same 8 routes asked": fmt(g.hot, 2),
+    "512 routes asked": fmt(g.spread, 2),
   });
-  table("Matcher growth: time at 10k routes / time at 10 routes (goal: within 2x)", growth);
+  table("Matcher growth: time at 10k routes ÷ time at 10 routes, alternating rounds (goal: within 2x)", [
+    ...growth.map((g) => growthRow(g.kind, g)),
+    growthRow("prefix, 1 route per host", oneRoutePerHost),
+  ]);
 
   const load = [await benchTableLoad(1000), await benchTableLoad(10_000)];
   table(
@@ -95,23 +91,33 @@ async function main(): Promise<void> {
     },
   ]);
 
-  const throughput = await benchThroughput({ seconds: quick ? 2 : 4, rounds: 3, concurrency: 8 });
-  const bare = throughput.find((t) => t.target.startsWith("bare"));
-  const plain = throughput.find((t) => t.target.startsWith("kedge (10k"));
+  const throughput = await benchThroughput({ seconds: quick ? 1 : 1.5, rounds: quick ? 6 : 12, concurrency: 8 });
   table(
-    "End to end under Miniflare, one loopback origin, concurrency 8, alternating runs (goal: ≥ 0.9x)",
+    "End to end under Miniflare, one loopback origin, concurrency 8, alternating runs; ratios are medians of per-round ratios (goal: ≥ 0.9x)",
     throughput.map((t) => ({
       target: t.target,
       "req/s": fmt(t.rps, 0),
       "p50 ms": fmt(t.p50Ms),
       "p99 ms": fmt(t.p99Ms),
       errors: t.errors,
-      "vs bare": bare ? fmt(t.rps / bare.rps) : "",
-      "vs kedge": plain ? fmt(t.rps / plain.rps) : "",
+      "workerd CPU µs/req": t.cpuUsPerRequest === undefined ? "n/a" : fmt(t.cpuUsPerRequest, 0),
+      "vs bare": fmt(t.vsBare),
+      "vs kedge": fmt(t.vsKedge),
     })),
   );
 
-  const results = { started, quick, node: process.version, matcher, matcherOneRoutePerHost: isolated, load, sharded, sync, throughput };
+  const results = {
+    started,
+    quick,
+    node: process.version,
+    matcher,
+    growth,
+    growthOneRoutePerHost: oneRoutePerHost,
+    load,
+    sharded,
+    sync,
+    throughput,
+  };
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwrote ${out}`);
 }

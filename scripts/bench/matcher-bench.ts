@@ -79,6 +79,50 @@ export async function benchMatcher(kind: MatchKind, routes: number, hosts = Math
   };
 }
 
+export interface GrowthFigure {
+  kind: MatchKind;
+  /** Time per match at `large` routes ÷ at `small`, the same 8 routes asked (the matcher's own growth). */
+  hot: number;
+  /** The same with requests spread over 512 routes (adds the CPU cache misses of a larger table). */
+  spread: number;
+}
+
+function timeLoop(match: (i: number) => void, calls: number): number {
+  const t = performance.now();
+  for (let i = 0; i < calls; i++) match(i);
+  return (performance.now() - t) / calls;
+}
+
+/**
+ * Growth from `small` to `large` routes, timed in alternating rounds: each ratio is the median of the
+ * ratios within a round, so the shared machine's slow spells fall on both sides of it.
+ */
+export async function benchGrowth(
+  kind: MatchKind,
+  small: number,
+  large: number,
+  largeHosts = Math.min(1000, large),
+): Promise<GrowthFigure> {
+  const setup = async (routes: number, hosts: number) => {
+    const prepared = prepareTable(await compileBenchTable(kind, routes, false, undefined, hosts));
+    const spread = Array.from({ length: 512 }, (_, i) => requestFor(kind, (i * 7919) % routes, hosts));
+    return { prepared, spread, hot: spread.slice(0, 8) };
+  };
+  const a = await setup(small, Math.min(1000, small));
+  const b = await setup(large, largeHosts);
+  const rounds = { hot: [] as number[], spread: [] as number[] };
+  const calls = 20_000;
+  for (let r = 0; r < 15; r++) {
+    const hotA = timeLoop((i) => matchRequest(a.prepared, a.hot[i & 7]!), calls);
+    const hotB = timeLoop((i) => matchRequest(b.prepared, b.hot[i & 7]!), calls);
+    const spreadA = timeLoop((i) => matchRequest(a.prepared, a.spread[i & 511]!), calls);
+    const spreadB = timeLoop((i) => matchRequest(b.prepared, b.spread[i & 511]!), calls);
+    rounds.hot.push(hotB / hotA);
+    rounds.spread.push(spreadB / spreadA);
+  }
+  return { kind, hot: median(rounds.hot), spread: median(rounds.spread) };
+}
+
 export interface ShardedLoadFigure {
   routes: number;
   shards: number;

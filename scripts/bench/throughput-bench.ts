@@ -1,6 +1,8 @@
 /**
  * @module End-to-end throughput: kedge (with a 10k-route table) and a bare pass-through Worker, served
- * by one Miniflare, in front of one loopback origin; runs alternate so both see the same machine state.
+ * by one Miniflare, in front of one loopback origin. Many short runs alternate, and each ratio is the
+ * median of the ratios within a round, so a slow spell of the shared machine hits both sides of a ratio.
+ * The runtime's CPU time per request (workerd, all threads) is reported too: it is the steadier figure.
  * The load generator is a closed loop of keep-alive HTTP clients on 127.0.0.1, bounded in time.
  */
 import { Agent, request } from "node:http";
@@ -8,12 +10,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { WorkerOptions } from "miniflare";
-import { startLocalGateway } from "../lib/local-gateway";
+import { gatewayWorkerOptions, startLocalGateway } from "../lib/local-gateway";
 import { startOrigin } from "../lib/origin-server";
 import { canonicalJson } from "../../src/table/canonical-json";
 import { KV_KEYS } from "../../src/table/kv-keys";
 import { compileBenchTable } from "./matcher-bench";
 import { hostOf } from "./route-tables";
+import { childCpuClock } from "./process-cpu";
 import { median, percentile } from "./stats";
 
 export interface ThroughputFigure {
@@ -22,6 +25,12 @@ export interface ThroughputFigure {
   p50Ms: number;
   p99Ms: number;
   errors: number;
+  /** workerd CPU milliseconds per request, ×1000 (all threads); absent off Linux. */
+  cpuUsPerRequest?: number;
+  /** Median over rounds of this target's req/s ÷ the bare Worker's in the same round. */
+  vsBare: number;
+  /** The same against kedge without sessions. */
+  vsKedge: number;
 }
 
 interface Target {
@@ -73,6 +82,8 @@ export async function benchThroughput(options: { seconds: number; rounds: number
   const bare: WorkerOptions = {
     name: "bare",
     modules: true,
+    // The same runtime behaviour as kedge's Worker.
+    compatibilityDate: gatewayWorkerOptions("").compatibilityDate,
     script: `export default { fetch(req) { const u = new URL(req.url); return fetch("http://127.0.0.1:${origin.port}" + u.pathname + u.search, { method: req.method, headers: req.headers, body: req.body }); } }`,
     routes: ["bare.bench/*"],
   };
@@ -101,25 +112,35 @@ export async function benchThroughput(options: { seconds: number; rounds: number
       throw new Error("bench targets do not answer 200 (or the sticky route set no cookie)");
     }
     const sticky: Target = { name: "kedge, warm sticky session", ...stickyRoute, cookie };
-    const results = new Map<string, { rps: number[]; latencies: number[]; errors: number }>();
+    const targets = [kedge, bareTarget, sticky];
+    const cpuMs = childCpuClock("workerd");
+    const runs = new Map(targets.map((t) => [t, { rps: [] as number[], cpuUs: [] as number[], latencies: [] as number[], errors: 0 }]));
     for (let i = 0; i < options.rounds; i++) {
-      for (const target of [kedge, bareTarget, sticky]) {
+      for (const target of targets) {
+        const before = cpuMs?.();
         const r = await run(port, target, options.seconds, options.concurrency);
-        const entry = results.get(target.name) ?? { rps: [], latencies: [], errors: 0 };
+        const entry = runs.get(target)!;
         entry.rps.push(r.rps);
+        if (cpuMs && before !== undefined) entry.cpuUs.push(((cpuMs() - before) * 1000) / r.latencies.length);
         entry.latencies.push(...r.latencies);
         entry.errors += r.errors;
-        results.set(target.name, entry);
       }
     }
     warm.destroy();
-    return [...results].map(([target, r]) => ({
-      target,
-      rps: median(r.rps),
-      p50Ms: percentile(r.latencies, 50),
-      p99Ms: percentile(r.latencies, 99),
-      errors: r.errors,
-    }));
+    const roundRatios = (a: number[], b: number[]) => median(a.map((x, i) => x / b[i]!));
+    return targets.map((target) => {
+      const r = runs.get(target)!;
+      return {
+        target: target.name,
+        rps: median(r.rps),
+        p50Ms: percentile(r.latencies, 50),
+        p99Ms: percentile(r.latencies, 99),
+        errors: r.errors,
+        cpuUsPerRequest: r.cpuUs.length > 0 ? median(r.cpuUs) : undefined,
+        vsBare: roundRatios(r.rps, runs.get(bareTarget)!.rps),
+        vsKedge: roundRatios(r.rps, runs.get(kedge)!.rps),
+      };
+    });
   } finally {
     await gateway.dispose();
     await origin.close();

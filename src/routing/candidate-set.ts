@@ -1,6 +1,6 @@
 /**
  * @module The candidate matches of one host, in precedence order, with buckets: Exact paths by value,
- * PathPrefix values by prefix, and regular expressions by the literal directory they start with, so a
+ * PathPrefix values by their path key, and regular expressions by the literal directory they start with, so a
  * request looks at the few candidates its path can match instead of every route of its host. A long
  * bucket whose candidates mostly require one header's exact value is split by that value too. What
  * fits no bucket stays in a short residual list.
@@ -27,12 +27,28 @@ export interface CandidateSet {
   all: number[];
   /** Exact path value → positions. */
   exact: Map<string, Positions>;
-  /** PathPrefix value → positions. */
-  prefix: Map<string, Positions>;
-  /** Regular expressions that can only match below a literal directory ("/api/v1" for `/api/v1/[0-9]+`) → positions. */
-  regexDir: Map<string, Positions>;
+  /** The PathPrefix "/" (every path) → positions. */
+  rootPrefix: Positions | undefined;
+  /** pathKey(PathPrefix value) → positions; values whose keys collide share a list, and matchHolds tells them apart. */
+  prefix: Map<number, Positions>;
+  /** pathKey of the literal directory a regular expression can only match below ("/api/v1" for `/api/v1/[0-9]+`) → positions. */
+  regexDir: Map<number, Positions>;
   /** Every other candidate. */
   other: Positions;
+}
+
+/**
+ * A number for a path or path prefix, built one character at a time so a request's path yields the key
+ * of every segment prefix in one pass: a Map lookup by number needs no substring and no string hash.
+ * Kept within V8's small-integer range.
+ */
+const stepKey = (key: number, charCode: number): number => Math.imul(key ^ charCode, 16777619) & 0x3fffffff;
+const KEY_START = 0x811c9dc5 & 0x3fffffff;
+
+export function pathKey(value: string): number {
+  let key = KEY_START;
+  for (let i = 0; i < value.length; i++) key = stepKey(key, value.charCodeAt(i));
+  return key;
 }
 
 /** Whether a regular expression has a `|` outside every group and class (then no prefix is literal). */
@@ -91,10 +107,11 @@ function splitByHeader(positions: number[], all: number[], matches: CompiledMatc
 
 export function buildCandidateSet(all: number[], matches: CompiledMatch[]): CandidateSet {
   const exact = new Map<string, number[]>();
-  const prefix = new Map<string, number[]>();
-  const regexDir = new Map<string, number[]>();
+  const rootPrefix: number[] = [];
+  const prefix = new Map<number, number[]>();
+  const regexDir = new Map<number, number[]>();
   const other: number[] = [];
-  const into = (bucket: Map<string, number[]>, key: string, position: number) => {
+  const into = <K>(bucket: Map<K, number[]>, key: K, position: number) => {
     const list = bucket.get(key);
     if (list) list.push(position);
     else bucket.set(key, [position]);
@@ -102,16 +119,24 @@ export function buildCandidateSet(all: number[], matches: CompiledMatch[]): Cand
   all.forEach((matchIndex, position) => {
     const path = matches[matchIndex]!.path;
     if (path.type === "Exact") into(exact, path.value, position);
+    else if (path.type === "PathPrefix" && path.value === "/") rootPrefix.push(position);
     // Compiled prefixes carry no trailing slash (except "/"); anything else is left to the residual scan.
-    else if (path.type === "PathPrefix" && (path.value === "/" || !path.value.endsWith("/"))) into(prefix, path.value, position);
+    else if (path.type === "PathPrefix" && !path.value.endsWith("/")) into(prefix, pathKey(path.value), position);
     else {
       const directory = path.type === "RegularExpression" ? literalDirectory(path.value) : null;
-      if (directory !== null) into(regexDir, directory, position);
+      if (directory !== null) into(regexDir, pathKey(directory), position);
       else other.push(position);
     }
   });
-  const split = (bucket: Map<string, number[]>) => new Map([...bucket].map(([k, v]) => [k, splitByHeader(v, all, matches)]));
-  return { all, exact: split(exact), prefix: split(prefix), regexDir: split(regexDir), other: splitByHeader(other, all, matches) };
+  const split = <K>(bucket: Map<K, number[]>) => new Map([...bucket].map(([k, v]) => [k, splitByHeader(v, all, matches)]));
+  return {
+    all,
+    exact: split(exact),
+    rootPrefix: rootPrefix.length > 0 ? splitByHeader(rootPrefix, all, matches) : undefined,
+    prefix: split(prefix),
+    regexDir: split(regexDir),
+    other: splitByHeader(other, all, matches),
+  };
 }
 
 /** The first holding candidate among `positions` (ascending) that is before `best`; `best` when there is none. */
@@ -142,7 +167,8 @@ function scanBefore(
 /**
  * The position of the first candidate (in precedence order) that holds for the request, or -1. Each
  * bucket is scanned only up to the best position found so far, so the answer equals a full scan's.
- * Prefix and regex buckets are looked up for every segment prefix of the path ("/", "/a", "/a/b", ...).
+ * Prefix and regex buckets are looked up for every segment prefix of the path ("/a", "/a/b", ...), by
+ * the key one pass over the path builds.
  */
 export function firstHolding(set: CandidateSet, matches: PreparedMatch[], req: RequestFacts): number {
   // A short list is cheaper to scan than to look up by path.
@@ -151,18 +177,28 @@ export function firstHolding(set: CandidateSet, matches: PreparedMatch[], req: R
     return -1;
   }
   const { path } = req;
-  let best = scanBefore(set, set.exact.get(path), set.all.length, matches, req);
-  const prefixes = set.prefix.size > 0;
-  const regexes = set.regexDir.size > 0;
-  if (prefixes) best = scanBefore(set, set.prefix.get("/"), best, matches, req);
+  const { exact, rootPrefix, prefix, regexDir } = set;
+  let best = set.all.length;
+  if (exact.size > 0) best = scanBefore(set, exact.get(path), best, matches, req);
+  if (rootPrefix !== undefined) best = scanBefore(set, rootPrefix, best, matches, req);
+  const prefixes = prefix.size > 0;
+  const regexes = regexDir.size > 0;
   if (prefixes || regexes) {
-    for (let i = path.indexOf("/", 1); i !== -1; i = path.indexOf("/", i + 1)) {
-      const directory = path.slice(0, i);
-      if (prefixes) best = scanBefore(set, set.prefix.get(directory), best, matches, req);
-      if (regexes) best = scanBefore(set, set.regexDir.get(directory), best, matches, req);
+    let key = stepKey(KEY_START, 47); // "/"
+    for (let i = 1; i < path.length; i++) {
+      const c = path.charCodeAt(i);
+      if (c === 47) {
+        // key is that of path[0, i): a directory of the path.
+        const byPrefix = prefixes ? prefix.get(key) : undefined;
+        if (byPrefix !== undefined) best = scanBefore(set, byPrefix, best, matches, req);
+        const byRegex = regexes ? regexDir.get(key) : undefined;
+        if (byRegex !== undefined) best = scanBefore(set, byRegex, best, matches, req);
+      }
+      key = stepKey(key, c);
     }
-    if (prefixes && path.length > 1 && !path.endsWith("/")) best = scanBefore(set, set.prefix.get(path), best, matches, req);
+    const whole = prefixes && path.length > 1 && path.charCodeAt(path.length - 1) !== 47 ? prefix.get(key) : undefined;
+    if (whole !== undefined) best = scanBefore(set, whole, best, matches, req);
   }
-  best = scanBefore(set, set.other, best, matches, req);
+  if (!Array.isArray(set.other) || set.other.length > 0) best = scanBefore(set, set.other, best, matches, req);
   return best === set.all.length ? -1 : best;
 }

@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { buildCandidateSet, firstHolding, literalDirectory } from "../../src/routing/candidate-set";
+import { buildCandidateSet, firstHolding, literalDirectory, pathKey } from "../../src/routing/candidate-set";
 import { matchHolds, type RequestFacts } from "../../src/routing/match-conditions";
 import type { PreparedMatch } from "../../src/routing/prepared-table";
 import type { CompiledMatch, CompiledValueMatch, PathMatchType } from "../../src/table/route-table";
@@ -73,5 +73,38 @@ describe("candidate buckets", () => {
       const expected = order.findIndex((i) => matchHolds(prepared[i]!, req));
       expect(firstHolding(buildCandidateSet(order, matches), prepared, req), `round ${round}`).toBe(expected);
     }
+  });
+
+  it("tells apart prefixes whose path keys collide (they share a bucket)", ({ expect }) => {
+    // Found by search: two prefixes with the same 30-bit key.
+    const [a, b] = ["/c229618", "/c801496"];
+    expect(pathKey(a)).toBe(pathKey(b));
+    // Nine candidates, so the buckets are used rather than a plain scan.
+    const values = [b, a, "/d1", "/d2", "/d3", "/d4", "/d5", "/d6", "/d7"];
+    const matches: CompiledMatch[] = values.map((value, i) => ({
+      id: `m${i}`,
+      rule: i,
+      path: { type: "PathPrefix", value },
+      headers: [],
+      queryParams: [],
+    }));
+    const prepared: PreparedMatch[] = matches.map((match) => ({ match, headerRegex: [], queryRegex: [] }));
+    const set = buildCandidateSet(
+      values.map((_, i) => i),
+      matches,
+    );
+    const ask = (path: string) =>
+      firstHolding(set, prepared, {
+        protocol: "HTTP",
+        host: "h",
+        path,
+        method: "GET",
+        headers: new Headers(),
+        query: new URLSearchParams(),
+      });
+    expect(ask(`${a}/x`)).toBe(1);
+    expect(ask(b)).toBe(0);
+    expect(ask("/c2296180")).toBe(-1);
+    expect(ask("/d7/y")).toBe(8);
   });
 });
