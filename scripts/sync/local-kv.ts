@@ -3,11 +3,12 @@
  * written through Miniflare so the format is exactly workerd's.
  */
 import { resolve } from "node:path";
-import { Miniflare } from "miniflare";
 import type { KvStore } from "./kv-store";
 
 export async function openLocalKv(persistTo: string, namespaceId: string): Promise<KvStore> {
   const root = resolve(persistTo, "v3");
+  // Loaded only here: importing Miniflare takes over a second, which a --remote push need not pay.
+  const { Miniflare } = await import("miniflare");
   const mf = new Miniflare({
     modules: true,
     script: "export default { fetch() { return new Response(null, { status: 204 }); } }",
