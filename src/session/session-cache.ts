@@ -6,6 +6,8 @@ import type { SessionRecord } from "./session-record";
 
 export interface CachedSession {
   record: SessionRecord;
+  /** The exact token this isolate verified (or issued) for the session: presented again, it needs no HMAC. */
+  token: string;
   /** The last-seen time the SessionStore was last told about. */
   persistedLastSeen: number;
 }
@@ -26,6 +28,11 @@ export class SessionCache {
       this.entries.set(key, entry);
     }
     return entry;
+  }
+
+  /** The entry, without counting as a use. */
+  peek(key: string): CachedSession | undefined {
+    return this.entries.get(key);
   }
 
   set(key: string, entry: CachedSession): void {

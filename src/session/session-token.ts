@@ -4,7 +4,7 @@
  * another rule) is no session, decided without a Durable Object call.
  */
 
-import { sameBytes } from "./constant-time";
+import { sameText } from "./constant-time";
 
 const ID_BYTES = 16;
 const MAC_BYTES = 16;
@@ -43,10 +43,15 @@ export async function signToken(key: CryptoKey, scope: string, id: string): Prom
 
 const TOKEN = /^([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{22})$/;
 
+/** The id part of a well-formed token, not yet verified. */
+export function tokenId(token: string): string | null {
+  return TOKEN.exec(token)?.[1] ?? null;
+}
+
 /** The session id a token carries, or null when it is malformed or its MAC does not verify for `scope`. */
 export async function verifyToken(key: CryptoKey, scope: string, token: string): Promise<string | null> {
   const parts = TOKEN.exec(token);
   if (!parts) return null;
   const [, id, given] = parts as unknown as [string, string, string];
-  return sameBytes(encoder.encode(await mac(key, scope, id)), encoder.encode(given)) ? id : null;
+  return sameText(await mac(key, scope, id), given) ? id : null;
 }

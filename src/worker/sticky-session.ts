@@ -7,7 +7,8 @@ import type { PreparedBackend, PreparedTable } from "../routing/prepared-table";
 import { SessionCache, writeBehindMs } from "../session/session-cache";
 import { presentedTokens } from "../session/session-cookie";
 import { isExpired, type SessionRecord } from "../session/session-record";
-import { newSessionId, sessionKey, signToken, verifyToken } from "../session/session-token";
+import { sameText } from "../session/constant-time";
+import { newSessionId, sessionKey, signToken, tokenId, verifyToken } from "../session/session-token";
 import type { CompiledBackendRef, CompiledEndpoint, CompiledRule, CompiledSession } from "../table/route-table";
 import type { Env } from "./env";
 
@@ -43,7 +44,17 @@ function store(env: Env, scope: string, id: string) {
   return env.SESSIONS.get(env.SESSIONS.idFromName(`${scope}#${id[0]}`));
 }
 
-async function findRecord(deps: SessionDeps, scope: string, id: string): Promise<SessionRecord | null> {
+/**
+ * The session id of a token this isolate verified or issued before (the cache keeps the exact token), or
+ * null: a warm sticky request then skips the HMAC. Compared in constant time, like a MAC.
+ */
+function knownTokenId(scope: string, token: string): string | null {
+  const id = tokenId(token);
+  const cached = id === null ? undefined : cache.peek(`${scope}#${id}`);
+  return cached && sameText(cached.token, token) ? id : null;
+}
+
+async function findRecord(deps: SessionDeps, scope: string, id: string, token: string): Promise<SessionRecord | null> {
   const cacheKey = `${scope}#${id}`;
   const cached = cache.get(cacheKey);
   if (cached && !isExpired(cached.record, deps.now)) {
@@ -61,7 +72,7 @@ async function findRecord(deps: SessionDeps, scope: string, id: string): Promise
   // Not cached, or expired by this isolate's view: the store decides (another isolate may have seen it since).
   cache.delete(cacheKey);
   const record = await store(deps.env, scope, id).lookup(id, deps.now);
-  if (record) cache.set(cacheKey, { record, persistedLastSeen: record.lastSeen });
+  if (record) cache.set(cacheKey, { record, token, persistedLastSeen: record.lastSeen });
   return record;
 }
 
@@ -85,11 +96,18 @@ export async function resumeSession(
   const hmac = key(deps.env);
   if (!hmac) return null;
   let id: string | null = null;
-  for (const token of tokens) if ((id = await verifyToken(await hmac, session.scope, token))) break;
+  let verified = "";
+  for (const token of tokens) {
+    id = knownTokenId(session.scope, token) ?? (await verifyToken(await hmac, session.scope, token));
+    if (id) {
+      verified = token;
+      break;
+    }
+  }
   if (!id) return null;
   let record: SessionRecord | null;
   try {
-    record = await findRecord(deps, session.scope, id);
+    record = await findRecord(deps, session.scope, id, verified);
   } catch (error) {
     console.warn(`kedge: session store unavailable for ${session.scope}; balancing this request`, error);
     return null;
@@ -121,6 +139,7 @@ export async function startSession(deps: SessionDeps, session: CompiledSession, 
     console.warn(`kedge: session store unavailable for ${session.scope}; no session issued`, error);
     return null;
   }
-  cache.set(`${session.scope}#${id}`, { record: { ...record }, persistedLastSeen: deps.now });
-  return signToken(await hmac, session.scope, id);
+  const token = await signToken(await hmac, session.scope, id);
+  cache.set(`${session.scope}#${id}`, { record: { ...record }, token, persistedLastSeen: deps.now });
+  return token;
 }
