@@ -33,6 +33,8 @@ export interface CandidateSet {
   prefix: Map<number, Positions>;
   /** pathKey of the literal directory a regular expression can only match below ("/api/v1" for `/api/v1/[0-9]+`) → positions. */
   regexDir: Map<number, Positions>;
+  /** By length: HAS_PREFIX and/or HAS_REGEX_DIR when some key of that length exists, so only those lengths are looked up. */
+  keyLengths: Uint8Array;
   /** Every other candidate. */
   other: Positions;
 }
@@ -44,6 +46,9 @@ export interface CandidateSet {
  */
 const stepKey = (key: number, charCode: number): number => Math.imul(key ^ charCode, 16777619) & 0x3fffffff;
 const KEY_START = 0x811c9dc5 & 0x3fffffff;
+
+const HAS_PREFIX = 1;
+const HAS_REGEX_DIR = 2;
 
 export function pathKey(value: string): number {
   let key = KEY_START;
@@ -111,6 +116,8 @@ export function buildCandidateSet(all: number[], matches: CompiledMatch[]): Cand
   const prefix = new Map<number, number[]>();
   const regexDir = new Map<number, number[]>();
   const other: number[] = [];
+  const prefixLengths = new Set<number>();
+  const regexDirLengths = new Set<number>();
   const into = <K>(bucket: Map<K, number[]>, key: K, position: number) => {
     const list = bucket.get(key);
     if (list) list.push(position);
@@ -121,20 +128,30 @@ export function buildCandidateSet(all: number[], matches: CompiledMatch[]): Cand
     if (path.type === "Exact") into(exact, path.value, position);
     else if (path.type === "PathPrefix" && path.value === "/") rootPrefix.push(position);
     // Compiled prefixes carry no trailing slash (except "/"); anything else is left to the residual scan.
-    else if (path.type === "PathPrefix" && !path.value.endsWith("/")) into(prefix, pathKey(path.value), position);
-    else {
+    else if (path.type === "PathPrefix" && !path.value.endsWith("/")) {
+      into(prefix, pathKey(path.value), position);
+      prefixLengths.add(path.value.length);
+    } else {
       const directory = path.type === "RegularExpression" ? literalDirectory(path.value) : null;
-      if (directory !== null) into(regexDir, pathKey(directory), position);
-      else other.push(position);
+      if (directory === null) other.push(position);
+      else {
+        into(regexDir, pathKey(directory), position);
+        regexDirLengths.add(directory.length);
+      }
     }
   });
   const split = <K>(bucket: Map<K, number[]>) => new Map([...bucket].map(([k, v]) => [k, splitByHeader(v, all, matches)]));
+  const lengths: [number, number][] = [...prefixLengths].map((n): [number, number] => [n, HAS_PREFIX]);
+  for (const n of regexDirLengths) lengths.push([n, HAS_REGEX_DIR]);
+  const keyLengths = new Uint8Array(lengths.reduce((max, [n]) => Math.max(max, n + 1), 0));
+  for (const [n, flag] of lengths) keyLengths[n]! |= flag;
   return {
     all,
     exact: split(exact),
     rootPrefix: rootPrefix.length > 0 ? splitByHeader(rootPrefix, all, matches) : undefined,
     prefix: split(prefix),
     regexDir: split(regexDir),
+    keyLengths,
     other: splitByHeader(other, all, matches),
   };
 }
@@ -181,23 +198,31 @@ export function firstHolding(set: CandidateSet, matches: PreparedMatch[], req: R
   let best = set.all.length;
   if (exact.size > 0) best = scanBefore(set, exact.get(path), best, matches, req);
   if (rootPrefix !== undefined) best = scanBefore(set, rootPrefix, best, matches, req);
-  const prefixes = prefix.size > 0;
-  const regexes = regexDir.size > 0;
-  if (prefixes || regexes) {
+  const { keyLengths } = set;
+  // Only lengths some prefix or regex directory has are looked up, and the path is read no further than the longest.
+  const max = keyLengths.length - 1;
+  if (max > 0) {
     let key = stepKey(KEY_START, 47); // "/"
-    for (let i = 1; i < path.length; i++) {
+    let i = 1;
+    for (; i < path.length && i <= max; i++) {
       const c = path.charCodeAt(i);
-      if (c === 47) {
-        // key is that of path[0, i): a directory of the path.
-        const byPrefix = prefixes ? prefix.get(key) : undefined;
+      // key is that of path[0, i): at a "/", a directory of the path.
+      const has = c === 47 ? keyLengths[i]! : 0;
+      if (has & HAS_PREFIX) {
+        const byPrefix = prefix.get(key);
         if (byPrefix !== undefined) best = scanBefore(set, byPrefix, best, matches, req);
-        const byRegex = regexes ? regexDir.get(key) : undefined;
+      }
+      if (has & HAS_REGEX_DIR) {
+        const byRegex = regexDir.get(key);
         if (byRegex !== undefined) best = scanBefore(set, byRegex, best, matches, req);
       }
       key = stepKey(key, c);
     }
-    const whole = prefixes && path.length > 1 && path.charCodeAt(path.length - 1) !== 47 ? prefix.get(key) : undefined;
-    if (whole !== undefined) best = scanBefore(set, whole, best, matches, req);
+    // The whole path as a prefix (key now covers it when the loop read it all).
+    if (i === path.length && path.length > 1 && keyLengths[i]! & HAS_PREFIX && path.charCodeAt(i - 1) !== 47) {
+      const whole = prefix.get(key);
+      if (whole !== undefined) best = scanBefore(set, whole, best, matches, req);
+    }
   }
   if (!Array.isArray(set.other) || set.other.length > 0) best = scanBefore(set, set.other, best, matches, req);
   return best === set.all.length ? -1 : best;
