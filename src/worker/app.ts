@@ -37,7 +37,8 @@ export interface AppOptions {
 
 export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   const now = options.now ?? Date.now;
-  const app = new Hono<AppEnv>();
+  // Routing is the gateway's own: one handler takes every request, so Hono's router is not given the path.
+  const app = new Hono<AppEnv>({ getPath: () => "/" });
   // Passive health is per isolate: what this isolate saw of each endpoint.
   const outliers = new OutlierDetector();
 
