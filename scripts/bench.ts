@@ -88,6 +88,7 @@ async function main(): Promise<void> {
       "compile ms": fmt(sync.compileMs, 0),
       "peak RSS MiB": fmt(sync.maxRssMB, 0),
       "sync --dry-run wall ms": fmt(sync.cliWallMs, 0),
+      "the same, 10 routes": fmt(sync.cliWallSmallMs, 0),
     },
   ]);
 

@@ -1,7 +1,8 @@
 /**
  * @module Sync benchmark: a config folder of 10k routes across three clusters (JSON Lists, as
  * `kubectl get -o json` writes them); load + compile time and peak memory in a fresh process, and the
- * wall time of `sync --dry-run` as a user runs it.
+ * wall time of `sync --dry-run` as a user runs it, on that folder and on a 10-route one (what every
+ * sync pays whatever its size).
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -19,23 +20,44 @@ export interface SyncFigure {
   compileMs: number;
   maxRssMB: number;
   cliWallMs: number;
+  /** The same command on a 10-route config: the fixed cost (Node, tsx, Miniflare) every sync pays. */
+  cliWallSmallMs: number;
+}
+
+/** Writes a config folder of `routes` routes across `clusters` clusters (JSON Lists, as kubectl writes them). */
+function writeConfig(dir: string, routes: number, clusters: number): void {
+  const names = Array.from({ length: clusters }, (_, c) => `c${c}`);
+  writeFileSync(
+    join(dir, "kedge.yaml"),
+    `apiVersion: kedge.dev/v1alpha1\nkind: EdgeConfig\nmetadata: { name: bench }\nspec:\n  gatewayClassName: kedge\n  clusters: [${names.map((n) => `{ name: ${n} }`).join(", ")}]\n`,
+  );
+  const manifests = benchManifests({ routes, hosts: Math.min(1000, routes), clusters, kind: "prefix" });
+  for (const name of names) {
+    mkdirSync(join(dir, "clusters", name), { recursive: true });
+    const items = manifests.filter((m) => m.cluster === name).map((m) => m.raw);
+    writeFileSync(join(dir, "clusters", name, "all.json"), JSON.stringify({ apiVersion: "v1", kind: "List", items }));
+  }
+}
+
+const env = { ...process.env, WRANGLER_SEND_METRICS: "false" };
+
+/** Wall time of `sync --dry-run` on a config folder, as a user runs it. */
+function dryRunWallMs(dir: string): number {
+  const t = performance.now();
+  execFileSync(
+    process.execPath,
+    [TSX, join(ROOT, "scripts/sync.ts"), "--config", dir, "--dry-run", "--json", "--persist-to", join(dir, "state")],
+    { cwd: ROOT, env, stdio: "ignore", maxBuffer: 1 << 28 },
+  );
+  return performance.now() - t;
 }
 
 export function benchSync(routes: number, clusters = 3): SyncFigure {
   const dir = mkdtempSync(join(tmpdir(), "kedge-bench-sync-"));
+  const small = mkdtempSync(join(tmpdir(), "kedge-bench-sync-small-"));
   try {
-    const names = Array.from({ length: clusters }, (_, c) => `c${c}`);
-    writeFileSync(
-      join(dir, "kedge.yaml"),
-      `apiVersion: kedge.dev/v1alpha1\nkind: EdgeConfig\nmetadata: { name: bench }\nspec:\n  gatewayClassName: kedge\n  clusters: [${names.map((n) => `{ name: ${n} }`).join(", ")}]\n`,
-    );
-    const manifests = benchManifests({ routes, hosts: 1000, clusters, kind: "prefix" });
-    for (const name of names) {
-      mkdirSync(join(dir, "clusters", name), { recursive: true });
-      const items = manifests.filter((m) => m.cluster === name).map((m) => m.raw);
-      writeFileSync(join(dir, "clusters", name, "all.json"), JSON.stringify({ apiVersion: "v1", kind: "List", items }));
-    }
-    const env = { ...process.env, WRANGLER_SEND_METRICS: "false" };
+    writeConfig(dir, routes, clusters);
+    writeConfig(small, 10, clusters);
     const probe = JSON.parse(
       execFileSync(process.execPath, [TSX, join(ROOT, "scripts/bench/sync-probe.ts"), dir], { cwd: ROOT, env }).toString(),
     ) as {
@@ -45,20 +67,17 @@ export function benchSync(routes: number, clusters = 3): SyncFigure {
       maxRssMB: number;
     };
     if (probe.rules !== routes) throw new Error(`expected ${routes} rules, compiled ${probe.rules}`);
-    const t = performance.now();
-    execFileSync(
-      process.execPath,
-      [TSX, join(ROOT, "scripts/sync.ts"), "--config", dir, "--dry-run", "--json", "--persist-to", join(dir, "state")],
-      {
-        cwd: ROOT,
-        env,
-        stdio: "ignore",
-        maxBuffer: 1 << 28,
-      },
-    );
-    const cliWallMs = performance.now() - t;
-    return { routes, clusters, loadMs: probe.loadMs, compileMs: probe.compileMs, maxRssMB: probe.maxRssMB, cliWallMs };
+    return {
+      routes,
+      clusters,
+      loadMs: probe.loadMs,
+      compileMs: probe.compileMs,
+      maxRssMB: probe.maxRssMB,
+      cliWallMs: dryRunWallMs(dir),
+      cliWallSmallMs: dryRunWallMs(small),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    rmSync(small, { recursive: true, force: true });
   }
 }
