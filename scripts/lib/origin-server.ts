@@ -5,8 +5,12 @@
  * `?status=500&succeedAfter=2&key=K` fails the first 2 requests with key K, then answers 200. Requests
  * carrying `X-Test-Id` are counted: `GET /__origin/count?testId=ID` answers `{"count": n}` (mirror tests).
  * `GET /__origin/health` answers the origin's health status (200), `?set=503` changes it (health-check tests).
+ * A WebSocket handshake is accepted: the origin sends one text message (its identity and the path and
+ * Upgrade header it saw) and keeps the connection until the client closes it.
  */
+import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { Duplex } from "node:stream";
 import type { AddressInfo } from "node:net";
 import { parseDuration } from "../../src/gateway-api/duration";
 
@@ -34,6 +38,31 @@ async function readBody(req: IncomingMessage): Promise<number> {
   let bytes = 0;
   for await (const chunk of req) bytes += (chunk as Buffer).length;
   return bytes;
+}
+
+/** RFC 6455 §4.2.2: the accept value for a client's Sec-WebSocket-Key. */
+export function webSocketAccept(key: string): string {
+  return createHash("sha1").update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest("base64");
+}
+
+/** One unmasked text frame (server to client), RFC 6455 §5.2. */
+function textFrame(text: string): Buffer {
+  const payload = Buffer.from(text);
+  const length = payload.length < 126 ? Buffer.from([payload.length]) : Buffer.from([126, payload.length >> 8, payload.length & 0xff]);
+  return Buffer.concat([Buffer.from([0x81]), length, payload]);
+}
+
+function acceptWebSocket(identity: OriginIdentity, req: IncomingMessage, socket: Duplex): void {
+  socket.on("error", () => socket.destroy());
+  const key = req.headers["sec-websocket-key"];
+  if (req.headers.upgrade?.toLowerCase() !== "websocket" || typeof key !== "string") {
+    socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+    return;
+  }
+  socket.write(
+    `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${webSocketAccept(key)}\r\n\r\n`,
+  );
+  socket.write(textFrame(JSON.stringify({ ...identity, path: req.url, upgrade: req.headers.upgrade })));
 }
 
 export async function startOrigin(identity: OriginIdentity, port = 0, host = "127.0.0.1"): Promise<Origin> {
@@ -89,6 +118,13 @@ export async function startOrigin(identity: OriginIdentity, port = 0, host = "12
     });
     res.end(JSON.stringify(body));
   });
+  // Upgraded connections leave the server's own bookkeeping: kept here so close() ends them too.
+  const upgraded = new Set<Duplex>();
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex) => {
+    upgraded.add(socket);
+    socket.on("close", () => upgraded.delete(socket));
+    acceptWebSocket(identity, req, socket);
+  });
   await new Promise<void>((resolveListen, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => resolveListen());
@@ -100,6 +136,7 @@ export async function startOrigin(identity: OriginIdentity, port = 0, host = "12
     close: () =>
       new Promise((r) => {
         server.closeAllConnections();
+        for (const socket of upgraded) socket.destroy();
         server.close(() => r());
       }),
   };

@@ -2,9 +2,11 @@
  * The whole path: YAML in a config folder ▸ `scripts/sync.ts` (a real child process) ▸ local KV ▸
  * the Worker in workerd ▸ real loopback origins.
  */
+import { randomBytes } from "node:crypto";
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { LocalGateway } from "../../scripts/lib/local-gateway";
-import type { Origin } from "../../scripts/lib/origin-server";
+import { type Origin, webSocketAccept } from "../../scripts/lib/origin-server";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { startGateway, startOrigins, tally, Workspace } from "./harness";
 
@@ -33,6 +35,49 @@ function app(ports: { v1: number; v2: number }, weights: [number, number] = [80,
         - { name: v2, port: 8080, weight: ${weights[1]} }`,
   });
   return yamlDocs(routes, backend("v1", ports.v1), backend("v2", ports.v2), backend("empty", ports.v1, false));
+}
+
+interface Handshake {
+  status: number;
+  accept?: string;
+  /** The first text message, read from the raw socket (server frames are unmasked). */
+  message?: string;
+}
+
+/** A WebSocket handshake through the gateway on a raw socket, then its first text message. */
+function openWebSocket(gateway: LocalGateway, host: string, path: string, key: string): Promise<Handshake> {
+  return new Promise((resolve, reject) => {
+    const headers = { host, connection: "Upgrade", upgrade: "websocket", "sec-websocket-key": key, "sec-websocket-version": "13" };
+    const req = request({ host: "127.0.0.1", port: Number(gateway.url.port), path, headers });
+    req.setTimeout(10_000, () => req.destroy(new Error("no WebSocket answer within 10 s")));
+    req.on("error", reject);
+    req.on("response", (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0 });
+    });
+    req.on("upgrade", (res, socket, head) => {
+      let bytes = head;
+      const tryFrame = () => {
+        if (bytes.length < 2) return;
+        const short = bytes[1]! & 0x7f;
+        const [start, length] = short === 126 ? [4, bytes.readUInt16BE(2)] : [2, short];
+        if (bytes.length < start + length) return;
+        socket.destroy();
+        resolve({
+          status: res.statusCode ?? 0,
+          accept: res.headers["sec-websocket-accept"],
+          message: bytes.subarray(start, start + length).toString(),
+        });
+      };
+      socket.on("data", (chunk: Buffer) => {
+        bytes = Buffer.concat([bytes, chunk]);
+        tryFrame();
+      });
+      socket.on("error", reject);
+      tryFrame();
+    });
+    req.end();
+  });
 }
 
 describe("sync ▸ KV ▸ Worker ▸ origins", () => {
@@ -70,6 +115,16 @@ describe("sync ▸ KV ▸ Worker ▸ origins", () => {
     const empty = await gateway.miniflare.dispatchFetch("http://shop.example.com/empty");
     expect(empty.status).toBe(503);
     expect(await empty.json()).toMatchObject({ error: "NO_HEALTHY_ENDPOINT" });
+  });
+
+  it("passes a WebSocket handshake through to an origin, Upgrade header included", async ({ expect }) => {
+    const key = randomBytes(16).toString("base64");
+    const opened = await openWebSocket(gateway, "shop.example.com", "/chat", key);
+    expect(opened.status).toBe(101);
+    expect(opened.accept).toBe(webSocketAccept(key));
+    const hello = JSON.parse(opened.message ?? "{}") as { endpoint?: string; path?: string; upgrade?: string };
+    expect(["v1", "v2"]).toContain(hello.endpoint);
+    expect(hello).toMatchObject({ path: "/chat", upgrade: "websocket" });
   });
 
   it("writes nothing when the config did not change", async ({ expect }) => {
