@@ -81,8 +81,12 @@ export function loadRouteTable(env: Env): ServedTable | null | Promise<ServedTab
   }
   // Without any table, look again sooner (but not on every request during a KV outage).
   const interval = state.served ? refreshMs(env) : Math.min(refreshMs(env), 1000);
-  if (state.checkedAt !== 0 && Date.now() - state.checkedAt < interval) return state.served;
   const current = state;
+  if (current.checkedAt !== 0 && Date.now() - current.checkedAt < interval) {
+    // Nothing served yet but the first read under way: wait for it rather than answer 503.
+    if (!current.served && current.inflight) return current.inflight.then(() => current.served);
+    return current.served;
+  }
   current.inflight ??= refresh(env, current).finally(() => {
     current.inflight = null;
   });

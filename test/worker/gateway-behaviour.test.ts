@@ -93,6 +93,19 @@ describe("table loading", () => {
     expect(await response.json()).toMatchObject({ error: "ROUTE_TABLE_UNAVAILABLE" });
   });
 
+  it("requests that arrive while an isolate reads its first table wait for it instead of getting 503", async ({ expect }) => {
+    const table = await seedYaml(
+      `${infraYaml(inject("originPorts"))}---${route("    - backendRefs: [{ name: infra-backend-v1, port: 8080 }]")}`,
+    );
+    // A name this isolate has never loaded, re-read every 5 s as deployed: only the first request reads KV.
+    await publishTable({ ...table, name: "first-load" });
+    const bindings = { ...env, KEDGE_TABLE: "first-load", TABLE_REFRESH_SECONDS: "5" };
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, () => worker.fetch(new Request("http://example.org/"), bindings, createExecutionContext())),
+    );
+    expect(responses.map((r) => r.status)).toEqual(Array(8).fill(200));
+  });
+
   it("keeps serving the last good table when the pointer names a missing, corrupt or newer-schema blob", async ({ expect }) => {
     const table = await seedYaml(
       `${infraYaml(inject("originPorts"))}---${route("    - backendRefs: [{ name: infra-backend-v2, port: 8080 }]")}`,
