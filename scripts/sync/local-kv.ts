@@ -3,6 +3,7 @@
  * written through Miniflare so the format is exactly workerd's.
  */
 import { createRequire } from "node:module";
+import type * as MiniflareModule from "miniflare";
 import { resolve } from "node:path";
 import type { KvStore } from "./kv-store";
 
@@ -10,7 +11,7 @@ export async function openLocalKv(persistTo: string, namespaceId: string): Promi
   const root = resolve(persistTo, "v3");
   // Loaded only here, and with require: Miniflare is one 3.8 MB CommonJS file, and an ESM import of it
   // first scans it for named exports (about a second here); a --remote push needs none of it.
-  const { Miniflare } = createRequire(import.meta.url)("miniflare") as typeof import("miniflare");
+  const { Miniflare } = createRequire(import.meta.url)("miniflare") as typeof MiniflareModule;
   const mf = new Miniflare({
     modules: true,
     script: "export default { fetch() { return new Response(null, { status: 204 }); } }",
