@@ -41,17 +41,27 @@ spec:
   );
 }
 
-/** Runs the sync as one process (no tsx wrapper, so the kill reaches it) and kills it after `ms`. */
+/**
+ * Runs the sync as one process (no tsx wrapper) in a process group of its own, and kills the whole group
+ * after `ms`: the sync and the workerd it started for local KV die together, as with a killed terminal,
+ * and no workerd outlives the test.
+ */
 function syncKilledAfter(ws: Workspace, ms: number): Promise<{ killed: boolean; code: number | null }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", "scripts/sync.ts", "--config", ws.config, "--persist-to", ws.state], {
       cwd: ROOT,
       env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
       stdio: "ignore",
+      detached: true,
     });
     let killed = false;
     const timer = setTimeout(() => {
-      killed = child.kill("SIGKILL");
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+        killed = true;
+      } catch {
+        // The sync had already finished.
+      }
     }, ms);
     child.on("close", (code) => {
       clearTimeout(timer);
