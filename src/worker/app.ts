@@ -1,19 +1,20 @@
 /**
- * @module The Hono app: load table ▸ match ▸ redirect? ▸ pick backend ▸ pick endpoint ▸ proxy.
+ * @module The Hono app: load table ▸ match ▸ redirect? ▸ session? ▸ pick backend ▸ pick endpoint ▸ proxy.
  * Every failure answers `{ error, message, requestId }` with a stable code.
  */
 import { Hono } from "hono";
 import type { RequestLocation } from "../routing/locality";
-import type { CompiledEndpoint, CompiledFilter } from "../table/route-table";
+import type { CompiledFilter } from "../table/route-table";
 import { actualResponseHeaders, type CorsFilter, preflightHeaders } from "../routing/cors";
 import { matchRequest } from "../routing/match-request";
 import { redirectLocation } from "../routing/redirect";
-import { pickBackend, pickEndpoint } from "../routing/select-backend";
+import { pickBackend } from "../routing/select-backend";
 import type { AppEnv } from "./env";
 import { errorResponse, GatewayError } from "./errors";
 import { proxyToEndpoint } from "./proxy";
 import { resumeSession, type SessionDeps, startSession } from "./sticky-session";
 import { attachToken } from "../session/session-cookie";
+import { chooseEndpoint } from "./endpoint-choice";
 import { OutlierDetector } from "./outlier-detector";
 import { checkRequestLimits } from "./request-limits";
 import { scanClientHeaders } from "./client-headers";
@@ -117,25 +118,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     if (backendRedirect) return backendRedirect;
     // Reading request.cf is costly in workerd; only a table with a locality policy needs it.
     const location = prepared.table.locality ? requestLocation(request) : NO_LOCATION;
-    const clock = Date.now();
-    // Unhealthy (active checks) or ejected (passive health) endpoints are avoided while others can serve.
-    const ejected = (e: CompiledEndpoint) => prepared.unhealthy.has(e.id) || outliers.isEjected(e.id, clock);
-    const avoiding = outliers.anyEjected || prepared.unhealthy.size > 0;
-    const endpoint =
-      (avoiding ? pickEndpoint(prepared, choice.backend, Math.random(), location, ejected) : null) ??
-      pickEndpoint(prepared, choice.backend, Math.random(), location);
-    // A retry avoids the endpoints already tried, and their clusters when another cluster can serve.
-    const nextEndpoint = (tried: CompiledEndpoint[]) => {
-      const clusters = new Set(tried.map((t) => t.cluster));
-      const avoid = (cluster: boolean) => (e: CompiledEndpoint) => tried.includes(e) || ejected(e) || (cluster && clusters.has(e.cluster));
-      return (
-        pickEndpoint(prepared, choice.backend, Math.random(), location, avoid(true)) ??
-        pickEndpoint(prepared, choice.backend, Math.random(), location, avoid(false))
-      );
-    };
-    const peers = choice.backend.backend.endpoints;
-    const onOutcome = (e: CompiledEndpoint, healthy: boolean) =>
-      healthy ? outliers.recordSuccess(e.id) : outliers.recordFailure(e, peers, Date.now());
+    const { endpoint, next: nextEndpoint, onOutcome } = chooseEndpoint(prepared, choice.backend, location, outliers);
     if (!endpoint) throw new GatewayError("NO_HEALTHY_ENDPOINT", `backend ${choice.backend.backend.id} has no ready endpoint`);
     // A new session is stored while the upstream works; its token joins the response.
     const backendId = choice.backend.backend.id;
