@@ -16,7 +16,7 @@ export interface PreparedHostIndex {
 /** A match with its regular expressions compiled (full-match, case-sensitive). */
 export interface PreparedMatch {
   match: CompiledMatch;
-  pathRegex?: RegExp;
+  pathRegex: RegExp | undefined;
   headerRegex: (RegExp | undefined)[];
   queryRegex: (RegExp | undefined)[];
 }
@@ -44,6 +44,16 @@ export interface PreparedTable {
 
 const fullMatch = (pattern: string): RegExp => new RegExp(`^(?:${pattern})$`, "u");
 
+/** A match made ready: its regular expressions compiled once, per table load. */
+export function prepareMatch(match: CompiledMatch): PreparedMatch {
+  return {
+    match,
+    pathRegex: match.path.type === "RegularExpression" ? fullMatch(match.path.value) : undefined,
+    headerRegex: match.headers.map((h) => (h.type === "RegularExpression" ? fullMatch(h.value) : undefined)),
+    queryRegex: match.queryParams.map((q) => (q.type === "RegularExpression" ? fullMatch(q.value) : undefined)),
+  };
+}
+
 function prepareHostIndex(index: HostIndex, matches: CompiledMatch[]): PreparedHostIndex {
   const sets = (record: Record<string, number[]>) => new Map(Object.entries(record).map(([k, v]) => [k, buildCandidateSet(v, matches)]));
   return { exact: sets(index.exact), wildcard: sets(index.wildcard), any: buildCandidateSet(index.any, matches) };
@@ -54,12 +64,7 @@ export function prepareTable(table: RouteTable): PreparedTable {
   const hosts: PreparedTable["hosts"] = {};
   for (const [protocol, index] of Object.entries(table.hosts) as [Protocol, HostIndex][])
     hosts[protocol] = prepareHostIndex(index, table.matches);
-  const matches = table.matches.map((match) => ({
-    match,
-    pathRegex: match.path.type === "RegularExpression" ? fullMatch(match.path.value) : undefined,
-    headerRegex: match.headers.map((h) => (h.type === "RegularExpression" ? fullMatch(h.value) : undefined)),
-    queryRegex: match.queryParams.map((q) => (q.type === "RegularExpression" ? fullMatch(q.value) : undefined)),
-  }));
+  const matches = table.matches.map(prepareMatch);
   const backends = new Map<string, PreparedBackend>();
   for (const backend of Object.values(table.backends)) {
     const eligible = backend.endpoints.filter((e) => e.ready && !e.terminating && e.weight > 0);

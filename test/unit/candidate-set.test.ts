@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
 import { buildCandidateSet, firstHolding, literalDirectory, pathKey } from "../../src/routing/candidate-set";
 import { matchHolds, type RequestFacts } from "../../src/routing/match-conditions";
-import type { PreparedMatch } from "../../src/routing/prepared-table";
+import { prepareMatch } from "../../src/routing/prepared-table";
 import type { CompiledMatch, CompiledValueMatch, PathMatchType } from "../../src/table/route-table";
 
 const PATHS = ["/", "/a", "/a/b", "/a/b/c", "/ab", "/b", "/a/", "/a/1", "/a/b/22", "/a1/b"];
@@ -55,12 +55,7 @@ describe("candidate buckets", () => {
           queryParams: [],
         };
       });
-      const prepared: PreparedMatch[] = matches.map((match) => ({
-        match,
-        pathRegex: match.path.type === "RegularExpression" ? new RegExp(`^(?:${match.path.value})$`, "u") : undefined,
-        headerRegex: match.headers.map((h) => (h.type === "RegularExpression" ? new RegExp(`^(?:${h.value})$`, "u") : undefined)),
-        queryRegex: [],
-      }));
+      const prepared = matches.map(prepareMatch);
       const order = matches.map((_, i) => i).sort(() => next() - 0.5);
       const req: RequestFacts = {
         protocol: "HTTP",
@@ -88,7 +83,7 @@ describe("candidate buckets", () => {
       headers: [],
       queryParams: [],
     }));
-    const prepared: PreparedMatch[] = matches.map((match) => ({ match, headerRegex: [], queryRegex: [] }));
+    const prepared = matches.map(prepareMatch);
     const set = buildCandidateSet(
       values.map((_, i) => i),
       matches,
