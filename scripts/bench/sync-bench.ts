@@ -46,7 +46,8 @@ function dryRunWallMs(dir: string): number {
   const t = performance.now();
   execFileSync(
     process.execPath,
-    [TSX, join(ROOT, "scripts/sync.ts"), "--config", dir, "--dry-run", "--json", "--persist-to", join(dir, "state")],
+    // As `npm run sync` runs it: one Node process with tsx's loader.
+    ["--import", "tsx", join(ROOT, "scripts/sync.ts"), "--config", dir, "--dry-run", "--json", "--persist-to", join(dir, "state")],
     { cwd: ROOT, env, stdio: "ignore", maxBuffer: 1 << 28 },
   );
   return performance.now() - t;
