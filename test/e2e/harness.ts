@@ -77,6 +77,13 @@ export function startGateway(state: string, table: string): Promise<LocalGateway
   });
 }
 
+/** Ends what a test file started: the gateway, the origins, the workspace folder. */
+export async function tearDown(parts: { gateway?: LocalGateway; origins?: Record<string, Origin>; ws: Workspace }): Promise<void> {
+  await parts.gateway?.dispose();
+  await Promise.all(Object.values(parts.origins ?? {}).map((o) => o.close()));
+  parts.ws.remove();
+}
+
 /** Sends `count` requests (`concurrency` at a time) and counts which endpoint answered, or the status. */
 export async function tally(
   gateway: LocalGateway,

@@ -8,7 +8,7 @@ import type { LocalGateway } from "../../scripts/lib/local-gateway";
 import type { Origin } from "../../scripts/lib/origin-server";
 import { parseRouteTable, parseTablePointer } from "../../src/table/parse-route-table";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
-import { ROOT, startGateway, startOrigins, Workspace } from "./harness";
+import { ROOT, startGateway, startOrigins, tearDown, Workspace } from "./harness";
 
 const EDGE = `apiVersion: kedge.dev/v1alpha1
 kind: EdgeConfig
@@ -85,11 +85,7 @@ describe("a sync killed mid-push", () => {
     gateway = await startGateway(ws.state, "interrupted");
   });
 
-  afterAll(async () => {
-    await gateway?.dispose();
-    await Promise.all(Object.values(origins ?? {}).map((o) => o.close()));
-    ws.remove();
-  });
+  afterAll(() => tearDown({ gateway, origins, ws }));
 
   it("leaves a whole table served, whenever the kill lands", { timeout: 180_000 }, async ({ expect }) => {
     const kv = await gateway.miniflare.getKVNamespace("ROUTES");

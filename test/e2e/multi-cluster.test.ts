@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, it } from "vitest";
 import type { LocalGateway } from "../../scripts/lib/local-gateway";
 import type { Origin } from "../../scripts/lib/origin-server";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
-import { startGateway, startOrigins, tally, Workspace } from "./harness";
+import { startGateway, startOrigins, tally, tearDown, Workspace } from "./harness";
 
 // Capacity: us-east has 2 ready endpoints at weight 1, eu-west 1 at weight 2, ap-southeast 1 at weight 1
 // (plus one unready). Expected CompositeBackend shares: 2 : 2 : 1.
@@ -121,11 +121,7 @@ describe("multi-cluster backends: sync ▸ Worker ▸ three clusters' origins", 
     gateway = await startGateway(ws.state, "mc");
   });
 
-  afterAll(async () => {
-    await gateway?.dispose();
-    await Promise.all(Object.values(origins).map((o) => o.close()));
-    ws.remove();
-  });
+  afterAll(() => tearDown({ gateway, origins, ws }));
 
   it("a CompositeBackend reaches all three clusters in proportion to ready endpoints × cluster weight", async ({ expect }) => {
     const total = 500;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, it } from "vitest";
 import type { LocalGateway } from "../../scripts/lib/local-gateway";
 import type { EchoResponse, Origin } from "../../scripts/lib/origin-server";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
-import { startGateway, startOrigins, Workspace } from "./harness";
+import { startGateway, startOrigins, tearDown, Workspace } from "./harness";
 
 const EDGE = `apiVersion: kedge.dev/v1alpha1
 kind: EdgeConfig
@@ -85,11 +85,7 @@ describe("session persistence: sync ▸ Worker ▸ SessionStore ▸ origins", ()
     gateway = await startGateway(ws.state, "sessions");
   });
 
-  afterAll(async () => {
-    await gateway?.dispose();
-    await Promise.all(Object.values(origins).map((o) => o.close()));
-    ws.remove();
-  });
+  afterAll(() => tearDown({ gateway, origins, ws }));
 
   it("a policy on a CompositeBackend pins a client to one endpoint of the union for 50 requests", async ({ expect }) => {
     const first = await ask("/cart");

@@ -7,7 +7,7 @@ import type { LocalGateway } from "../../scripts/lib/local-gateway";
 import type { Origin } from "../../scripts/lib/origin-server";
 import { EDGE_YAML } from "../support/conformance-infra";
 import { manyHostsYaml } from "../support/many-hosts";
-import { startGateway, startOrigins, tally, Workspace } from "./harness";
+import { startGateway, startOrigins, tally, tearDown, Workspace } from "./harness";
 
 describe("sync of a sharded table ▸ KV ▸ Worker", () => {
   const ws = new Workspace();
@@ -22,11 +22,7 @@ describe("sync of a sharded table ▸ KV ▸ Worker", () => {
     gateway = await startGateway(ws.state, "test");
   });
 
-  afterAll(async () => {
-    await gateway?.dispose();
-    await Promise.all(Object.values(origins ?? {}).map((o) => o.close()));
-    ws.remove();
-  });
+  afterAll(() => tearDown({ gateway, origins, ws }));
 
   it("stores the table in shards and serves exact, wildcard and catch-all hosts from them", async ({ expect }) => {
     const sync = await ws.sync("--shard-size", "8KiB", "--json");

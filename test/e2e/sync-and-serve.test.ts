@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, it } from "vitest";
 import type { LocalGateway } from "../../scripts/lib/local-gateway";
 import { type Origin, webSocketAccept } from "../../scripts/lib/origin-server";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
-import { startGateway, startOrigins, tally, Workspace } from "./harness";
+import { startGateway, startOrigins, tally, tearDown, Workspace } from "./harness";
 
 const EDGE = `apiVersion: kedge.dev/v1alpha1
 kind: EdgeConfig
@@ -95,11 +95,7 @@ describe("sync ▸ KV ▸ Worker ▸ origins", () => {
     gateway = await startGateway(ws.state, "e2e");
   });
 
-  afterAll(async () => {
-    await gateway?.dispose();
-    await Promise.all(Object.values(origins ?? {}).map((o) => o.close()));
-    ws.remove();
-  });
+  afterAll(() => tearDown({ gateway, origins, ws }));
 
   it("splits traffic 80/20 by weight within tolerance over 600 requests", async ({ expect }) => {
     const counts = await tally(gateway, "shop.example.com", "/", 600);

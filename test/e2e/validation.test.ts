@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, it } from "vitest";
 import type { LocalGateway } from "../../scripts/lib/local-gateway";
 import type { Origin } from "../../scripts/lib/origin-server";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
-import { type CliRun, startGateway, startOrigins, Workspace } from "./harness";
+import { type CliRun, startGateway, startOrigins, tearDown, Workspace } from "./harness";
 
 const EDGE = `apiVersion: kedge.dev/v1alpha1
 kind: EdgeConfig
@@ -99,11 +99,7 @@ describe("validation: rejected routes are reported; the rest serves", () => {
     gateway = await startGateway(ws.state, "validation");
   });
 
-  afterAll(async () => {
-    await gateway?.dispose();
-    await Promise.all(Object.values(origins ?? {}).map((o) => o.close()));
-    ws.remove();
-  });
+  afterAll(() => tearDown({ gateway, origins, ws }));
 
   it("the sync exits 0 and names each rejected route's field, reason and file", async ({ expect }) => {
     expect(run.code).toBe(0);
