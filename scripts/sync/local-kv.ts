@@ -1,33 +1,65 @@
 /**
  * @module Local KV: the same on-disk state `wrangler dev --persist-to DIR` reads (DIR/v3/kv/<namespace id>),
- * written through Miniflare so the format is exactly workerd's.
+ * written through workerd itself (Miniflare) so the format is exactly workerd's. Miniflare runs in a host
+ * process of its own (local-kv-host.ts), started as soon as the store is opened.
  */
-import { createRequire } from "node:module";
-import type * as MiniflareModule from "miniflare";
+import { spawn } from "node:child_process";
 import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createInterface } from "node:readline";
 import type { KvStore } from "./kv-store";
+
+const HOST = fileURLToPath(new URL("./local-kv-host.mjs", import.meta.url));
 
 export async function openLocalKv(persistTo: string, namespaceId: string): Promise<KvStore> {
   const root = resolve(persistTo, "v3");
-  // Loaded only here, and with require: Miniflare is one 3.8 MB CommonJS file, and an ESM import of it
-  // first scans it for named exports (about a second here); a --remote push needs none of it.
-  const { Miniflare } = createRequire(import.meta.url)("miniflare") as typeof MiniflareModule;
-  const mf = new Miniflare({
-    modules: true,
-    script: "export default { fetch() { return new Response(null, { status: 204 }); } }",
-    kvNamespaces: { ROUTES: namespaceId },
-    defaultPersistRoot: root,
-    kvPersist: true,
-    cf: false,
-    log: undefined,
+  const host = spawn(process.execPath, [HOST, resolve(persistTo), namespaceId], {
+    stdio: ["pipe", "pipe", "pipe"],
   });
-  await mf.ready;
-  const kv = await mf.getKVNamespace("ROUTES");
+  let stderr = "";
+  host.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((done) => host.on("close", done));
+  const firstLine = await new Promise<string | undefined>((done) => {
+    const lines = createInterface({ input: host.stdout });
+    lines.once("line", (line) => {
+      done(line); // before close(), which emits "close" at once
+      lines.close();
+    });
+    lines.once("close", () => done(undefined));
+  });
+  if (firstLine === undefined) {
+    const code = await exited;
+    throw new Error(`local KV (Miniflare) did not start (exit ${code}): ${stderr.trim()}`);
+  }
+  const { url, token } = JSON.parse(firstLine) as { url: string; token: string };
+
+  async function call(method: string, key: string, body?: string): Promise<Response> {
+    const response = await fetch(`${url}?key=${encodeURIComponent(key)}`, {
+      method,
+      body,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (!response.ok && response.status !== 404) {
+      throw new Error(`local KV ${method} ${key}: ${response.status} ${await response.text()}`);
+    }
+    return response;
+  }
+
   return {
     description: `local state ${root} (namespace ${namespaceId})`,
-    get: (key) => kv.get(key, "text"),
-    put: (key, value) => kv.put(key, value),
-    delete: (key) => kv.delete(key),
-    close: () => mf.dispose(),
+    async get(key) {
+      const response = await call("GET", key);
+      return response.status === 404 ? null : response.text();
+    },
+    async put(key, value) {
+      await (await call("PUT", key, value)).body?.cancel();
+    },
+    async delete(key) {
+      await (await call("DELETE", key)).body?.cancel();
+    },
+    async close() {
+      host.stdin.end();
+      await exited;
+    },
   };
 }
