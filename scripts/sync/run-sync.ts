@@ -62,8 +62,8 @@ async function withStore<T>(options: SyncOptions, use: (kv: KvStore) => Promise<
 }
 
 /** How the table will be stored (whole or in shards); one KV cannot hold is refused before anything is written (exit 2). */
-export function planOrRefuse(table: RouteTable, limits: ShardLimits = {}): StoragePlan {
-  const planned = planStorage(table, limits);
+export function planOrRefuse(table: RouteTable, limits: ShardLimits = {}, text?: string): StoragePlan {
+  const planned = planStorage(table, limits, text);
   if (planned.ok) return planned.plan;
   throw new UserError(
     planned.problem,
@@ -96,7 +96,7 @@ export async function runSync(options: SyncOptions, io: Output): Promise<number>
 async function compileAndWrite(options: SyncOptions, io: Output, loaded: LoadedConfig, store: StoreOpenedAhead): Promise<number> {
   const name = loaded.edge.name;
   const result = await compileRouteTable(loaded.edge, loaded.manifests);
-  const plan = planOrRefuse(result.table, { shardBytes: options.shardBytes });
+  const plan = planOrRefuse(result.table, { shardBytes: options.shardBytes }, result.text);
   const rejected = result.diagnostics.some((d) => d.severity === "error");
   const clusters = loaded.edge.clusters.map((c) => c.name);
   if (options.statusOut) writeStatusFiles(options.statusOut, result.statuses);

@@ -3,7 +3,7 @@
  * Pure: no I/O. Stages: index ▸ gateways ▸ routes (attach, validate, resolve backends) ▸ host index ▸ hash.
  */
 import type { Manifest } from "../gateway-api/manifest";
-import { canonicalJson, sha256Hex } from "../table/canonical-json";
+import { canonicalJson, canonicalJsonWithLastKey, sha256Hex } from "../table/canonical-json";
 import {
   type CompiledBackend,
   type CompiledFilter,
@@ -26,6 +26,8 @@ import { XBackends } from "./xbackends";
 
 export interface CompileResult {
   table: RouteTable;
+  /** The table's canonical JSON: what is stored, and what its version hashes (without the version). */
+  text: string;
   diagnostics: Diagnostic[];
   statuses: ResourceStatus[];
 }
@@ -154,6 +156,12 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
     ...(edge.egress.allowedHostnames ? { egress: { allowedHostnames: edge.egress.allowedHostnames } } : {}),
     ...(edge.healthChecks ? { healthChecks: { maxEndpointsPerRun: edge.healthChecks.maxEndpointsPerRun } } : {}),
   } satisfies Omit<RouteTable, "version">;
-  const version = (await sha256Hex(canonicalJson(body))).slice(0, 20);
-  return { table: { ...body, version }, diagnostics: diagnostics.items, statuses };
+  const bodyText = canonicalJson(body);
+  const version = (await sha256Hex(bodyText)).slice(0, 20);
+  return {
+    table: { ...body, version },
+    text: canonicalJsonWithLastKey(bodyText, body, "version", version),
+    diagnostics: diagnostics.items,
+    statuses,
+  };
 }

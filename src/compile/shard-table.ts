@@ -181,11 +181,13 @@ class PartSizes {
   backend = (id: string) => PartSizes.measure(this.backends, id, this.table.backends[id]);
 }
 
-/** One value while the table fits the shard size; else shards of at most about that size each. */
-export function planStorage(table: RouteTable, limits: ShardLimits = {}): PlanResult {
+/**
+ * One value while the table fits the shard size; else shards of at most about that size each. `whole` is
+ * the table's canonical JSON, when the caller has it already (the compiler does).
+ */
+export function planStorage(table: RouteTable, limits: ShardLimits = {}, whole = canonicalJson(table)): PlanResult {
   const shardBytes = limits.shardBytes ?? DEFAULT_SHARD_BYTES;
   const valueLimit = limits.valueLimitBytes ?? KV_VALUE_LIMIT_BYTES;
-  const whole = canonicalJson(table);
   const wholeBytes = bytesOf(whole);
   if (wholeBytes <= shardBytes) return { ok: true, plan: { table, root: { value: table, text: whole }, shards: [] } };
 

@@ -18,6 +18,17 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value));
 }
 
+/**
+ * The canonical JSON of `{ ...value, [key]: last }`, given `text`, the canonical JSON of `value`, without
+ * serialising `value` again (a 10k-route table takes 0.15 s). Only for a key that sorts after every key of
+ * `value`, which is checked.
+ */
+export function canonicalJsonWithLastKey(text: string, value: object, key: string, last: unknown): string {
+  const after = Object.keys(value).find((k) => k >= key);
+  if (after !== undefined) throw new Error(`canonicalJsonWithLastKey: "${after}" does not sort before "${key}"`);
+  return `${text.slice(0, -1)}${text === "{}" ? "" : ","}${JSON.stringify(key)}:${canonicalJson(last)}}`;
+}
+
 /** Hex SHA-256 of a string, via Web Crypto (present in Node 20 and workerd). */
 export async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));

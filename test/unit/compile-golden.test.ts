@@ -11,6 +11,7 @@ import { compileRouteTable, type CompileResult } from "../../src/compile/compile
 import { parentRefText } from "../../src/compile/diagnostics";
 import { parseEdgeConfig } from "../../src/compile/edge-config";
 import { parseManifestFile } from "../../src/gateway-api/parse-manifests";
+import { canonicalJson, canonicalJsonWithLastKey } from "../../src/table/canonical-json";
 
 const DIR = join(import.meta.dirname, "..", "fixtures", "compile");
 
@@ -85,6 +86,8 @@ describe("compile golden fixtures", () => {
     it(file.replace(".in.yaml", ""), async ({ expect }) => {
       const result = await compileFixture(readFileSync(join(DIR, file), "utf8"));
       await expect(render(result)).toMatchFileSnapshot(join(DIR, file.replace(".in.yaml", ".out.yaml")));
+      // The text stored is the table's canonical JSON, though the compiler serialises the table only once.
+      expect(result.text).toBe(canonicalJson(result.table));
     });
   }
 
@@ -93,5 +96,14 @@ describe("compile golden fixtures", () => {
     const [a, b] = await Promise.all([compileFixture(text), compileFixture(text)]);
     expect(a.table.version).toBe(b.table.version);
     expect(a.table.version).toMatch(/^[0-9a-f]{20}$/);
+  });
+
+  it("appends a last key to canonical JSON only when that key sorts after all the others", ({ expect }) => {
+    const value = { b: [1, { d: 2, c: undefined }], a: "x" };
+    expect(canonicalJsonWithLastKey(canonicalJson(value), value, "version", { z: 1, y: 2 })).toBe(
+      canonicalJson({ ...value, version: { z: 1, y: 2 } }),
+    );
+    expect(canonicalJsonWithLastKey("{}", {}, "version", "v")).toBe('{"version":"v"}');
+    expect(() => canonicalJsonWithLastKey(canonicalJson(value), value, "a0", 1)).toThrow(/"b" does not sort before "a0"/);
   });
 });
