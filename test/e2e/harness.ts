@@ -11,7 +11,8 @@ import { inject } from "vitest";
 import { type EchoResponse, type Origin, startOrigin } from "../../scripts/lib/origin-server";
 
 export const ROOT = resolve(import.meta.dirname, "..", "..");
-const TSX = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
+/** How `npm run sync` runs a command: as one esbuild bundle (scripts/run-bundled.mjs). */
+export const RUN_BUNDLED = join(ROOT, "scripts", "run-bundled.mjs");
 
 export interface CliRun {
   code: number;
@@ -19,10 +20,10 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs a project script (e.g. scripts/sync.ts) as a child process, as a user would. */
+/** Runs a project command (e.g. scripts/sync.ts) as a child process, the way `npm run sync` does. */
 export function runScript(script: string, args: string[], options: { timeoutMs?: number } = {}): Promise<CliRun> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [TSX, join(ROOT, script), ...args], {
+    const child = spawn(process.execPath, [RUN_BUNDLED, join(ROOT, script), ...args], {
       cwd: ROOT,
       env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
       stdio: ["ignore", "pipe", "pipe"],

@@ -8,7 +8,7 @@ import type { LocalGateway } from "../../scripts/lib/local-gateway";
 import type { Origin } from "../../scripts/lib/origin-server";
 import { parseRouteTable, parseTablePointer } from "../../src/table/parse-route-table";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
-import { ROOT, startGateway, startOrigins, tearDown, Workspace } from "./harness";
+import { ROOT, RUN_BUNDLED, startGateway, startOrigins, tearDown, Workspace } from "./harness";
 
 const EDGE = `apiVersion: kedge.dev/v1alpha1
 kind: EdgeConfig
@@ -42,13 +42,13 @@ spec:
 }
 
 /**
- * Runs the sync as one process (no tsx wrapper) in a process group of its own, and kills the whole group
- * after `ms`: the sync and the workerd it started for local KV die together, as with a killed terminal,
- * and no workerd outlives the test.
+ * Runs the sync as `npm run sync` does, in a process group of its own, and kills the whole group after
+ * `ms`: the sync, its local KV host and that host's workerd die together, as with a killed terminal, and
+ * no workerd outlives the test.
  */
 function syncKilledAfter(ws: Workspace, ms: number): Promise<{ killed: boolean; code: number | null }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/sync.ts", "--config", ws.config, "--persist-to", ws.state], {
+    const child = spawn(process.execPath, [RUN_BUNDLED, "scripts/sync.ts", "--config", ws.config, "--persist-to", ws.state], {
       cwd: ROOT,
       env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
       stdio: "ignore",

@@ -32,12 +32,18 @@ describe("parseManifestFile", () => {
     expect(parsed.manifests[0]?.metadata).toMatchObject({ name: "j", namespace: "n" });
   });
 
-  it("reads a JSON List (kubectl get -o json) with each item at its own line, strings with braces, quotes and backslashes included", ({ expect }) => {
+  it("reads a JSON List (kubectl get -o json) with each item at its own line, strings with braces, quotes and backslashes included", ({
+    expect,
+  }) => {
     const list = {
       apiVersion: "v1",
       kind: "List",
       items: [
-        { apiVersion: "v1", kind: "Service", metadata: { name: "a", annotations: { note: 'has "{quotes" and [braces', dir: "C:\\[x\\", items: "[{" } } },
+        {
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: { name: "a", annotations: { note: 'has "{quotes" and [braces', dir: "C:\\[x\\", items: "[{" } },
+        },
         { apiVersion: "v1", kind: "Service", metadata: { name: "b" }, spec: { ports: [{ port: 80 }] } },
       ],
     };
