@@ -2,13 +2,14 @@
  * The whole path: YAML in a config folder ▸ `scripts/sync.ts` (a real child process) ▸ local KV ▸
  * the Worker in workerd ▸ real loopback origins.
  */
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { LocalGateway } from "../../scripts/lib/local-gateway";
 import { type Origin, webSocketAccept } from "../../scripts/lib/origin-server";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
-import { startGateway, startOrigins, tally, tearDown, Workspace } from "./harness";
+import { ROOT, RUN_BUNDLED, startGateway, startOrigins, tally, tearDown, Workspace } from "./harness";
 
 const EDGE = `apiVersion: kedge.dev/v1alpha1
 kind: EdgeConfig
@@ -35,6 +36,20 @@ function app(ports: { v1: number; v2: number }, weights: [number, number] = [80,
         - { name: v2, port: 8080, weight: ${weights[1]} }`,
   });
   return yamlDocs(routes, backend("v1", ports.v1), backend("v2", ports.v2), backend("empty", ports.v1, false));
+}
+
+/** `npm run sync | true`: the sync's stdout is closed before it prints anything; resolves with its exit code. */
+function syncIntoClosedPipe(ws: Workspace): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [RUN_BUNDLED, "scripts/sync.ts", "--config", ws.config, "--persist-to", ws.state], {
+      cwd: ROOT,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    child.stdout.destroy();
+    child.on("error", reject);
+    child.on("close", resolve);
+  });
 }
 
 interface Handshake {
@@ -179,5 +194,13 @@ describe("sync ▸ KV ▸ Worker ▸ origins", () => {
     await kv.put("table/e2e/current", JSON.stringify({ version: "0000missing", schemaVersion: 1, updatedAt: new Date().toISOString() }));
     expect(Object.keys(await tally(gateway, "shop.example.com", "/", 40)).sort()).toEqual(["v1", "v2"]);
     await kv.put("table/e2e/current", pointer ?? "");
+  });
+
+  it("a sync whose output pipe is closed (`| head`, `| true`) still pushes its table and exits 0", async ({ expect }) => {
+    ws.write({ "clusters/c1/app.yaml": app(ports, [1, 0]) });
+    expect(await syncIntoClosedPipe(ws)).toBe(0);
+    expect(await tally(gateway, "shop.example.com", "/", 40)).toEqual({ v1: 40 });
+    ws.write({ "clusters/c1/app.yaml": app(ports) });
+    expect((await ws.sync()).code).toBe(0);
   });
 });
