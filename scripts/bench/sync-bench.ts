@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { benchManifests } from "./route-tables";
+import { median } from "./stats";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const TSX = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
@@ -19,9 +20,12 @@ export interface SyncFigure {
   loadMs: number;
   compileMs: number;
   maxRssMB: number;
+  /** `sync --dry-run` wall time, median of RUNS alternating with the small config; and every run. */
   cliWallMs: number;
+  cliWallRuns: number[];
   /** The same command on a 10-route config: the fixed cost (Node start, Miniflare load, workerd start) every sync pays. */
   cliWallSmallMs: number;
+  cliWallSmallRuns: number[];
 }
 
 /** Writes a config folder of `routes` routes across `clusters` clusters (JSON Lists, as kubectl writes them). */
@@ -40,6 +44,8 @@ function writeConfig(dir: string, routes: number, clusters: number): void {
 }
 
 const env = { ...process.env, WRANGLER_SEND_METRICS: "false" };
+/** Wall-time runs per config, alternating big and small: one run swings ±0.3 s on this machine. */
+const RUNS = 5;
 
 /** Wall time of `sync --dry-run` on a config folder, as a user runs it. */
 function dryRunWallMs(dir: string): number {
@@ -81,14 +87,22 @@ export function benchSync(routes: number, clusters = 3): SyncFigure {
       env,
       stdio: "ignore",
     });
+    const big: number[] = [];
+    const tiny: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      big.push(dryRunWallMs(dir));
+      tiny.push(dryRunWallMs(small));
+    }
     return {
       routes,
       clusters,
       loadMs: probe.loadMs,
       compileMs: probe.compileMs,
       maxRssMB: probe.maxRssMB,
-      cliWallMs: dryRunWallMs(dir),
-      cliWallSmallMs: dryRunWallMs(small),
+      cliWallMs: median(big),
+      cliWallRuns: big,
+      cliWallSmallMs: median(tiny),
+      cliWallSmallRuns: tiny,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

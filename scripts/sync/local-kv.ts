@@ -1,15 +1,18 @@
 /**
  * @module Local KV: the same on-disk state `wrangler dev --persist-to DIR` reads (DIR/v3/kv/<namespace id>),
  * written through workerd itself (Miniflare) so the format is exactly workerd's. Miniflare runs in a host
- * process of its own (local-kv-host.ts), started as soon as the store is opened.
+ * process of its own (local-kv-host.mjs), started as soon as the store is opened; the store speaks to it
+ * over loopback HTTP with the token the host printed.
  */
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 import type { KvStore } from "./kv-store";
+import { UserError } from "./user-error";
 
 const HOST = fileURLToPath(new URL("./local-kv-host.mjs", import.meta.url));
+const CLOSE_GRACE_MS = 10_000;
 
 export async function openLocalKv(persistTo: string, namespaceId: string): Promise<KvStore> {
   const root = resolve(persistTo, "v3");
@@ -29,7 +32,10 @@ export async function openLocalKv(persistTo: string, namespaceId: string): Promi
   });
   if (firstLine === undefined) {
     const code = await exited;
-    throw new Error(`local KV (Miniflare) did not start (exit ${code}): ${stderr.trim()}`);
+    throw new UserError(
+      `local KV in ${root} did not start (exit ${code}): ${stderr.trim()}`,
+      "--persist-to must name a folder this user can write (default .wrangler/state); nothing was written",
+    );
   }
   const { url, token } = JSON.parse(firstLine) as { url: string; token: string };
 
@@ -59,7 +65,10 @@ export async function openLocalKv(persistTo: string, namespaceId: string): Promi
     },
     async close() {
       host.stdin.end();
+      // A host that does not wind down within CLOSE_GRACE_MS is killed; its workerd follows it.
+      const stuck = setTimeout(() => host.kill("SIGKILL"), CLOSE_GRACE_MS);
       await exited;
+      clearTimeout(stuck);
     },
   };
 }

@@ -4,12 +4,14 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { LocalGateway } from "../../scripts/lib/local-gateway";
 import { type Origin, webSocketAccept } from "../../scripts/lib/origin-server";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
-import { ROOT, RUN_BUNDLED, startGateway, startOrigins, tally, tearDown, Workspace } from "./harness";
+import { ROOT, RUN_BUNDLED, runScript, startGateway, startOrigins, tally, tearDown, Workspace } from "./harness";
 
 const EDGE = `apiVersion: kedge.dev/v1alpha1
 kind: EdgeConfig
@@ -162,6 +164,16 @@ describe("sync ▸ KV ▸ Worker ▸ origins", () => {
     expect(broken.stderr).toMatch(/nothing was written/);
     ws.write({ "clusters/c1/broken.yaml": "# fixed\n" });
     expect(Object.keys(await tally(gateway, "shop.example.com", "/", 60)).sort()).toEqual(["v1", "v2"]);
+  });
+
+  it("a --persist-to that is not a folder exits 2 naming it, and nothing is written", async ({ expect }) => {
+    const file = join(ws.dir, "not-a-folder");
+    writeFileSync(file, "");
+    const run = await runScript("scripts/sync.ts", ["--config", ws.config, "--persist-to", file]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/error: local KV in .*not-a-folder.* did not start .*ENOTDIR/);
+    expect(run.stderr).toMatch(/fix: --persist-to must name a folder/);
+    expect(Object.keys(await tally(gateway, "shop.example.com", "/", 40)).sort()).toEqual(["v1", "v2"]);
   });
 
   it("--strict exits 1 and writes nothing when a resource is rejected", async ({ expect }) => {
