@@ -6,14 +6,15 @@ import type { Condition, ResourceStatus } from "../../src/compile/diagnostics";
 
 const CONTROLLER = "kedge.dev/edge";
 
-function conditions(list: Condition[], generation: string) {
+/** Conditions as the API writes them; observedGeneration only when the object had a generation to observe. */
+function conditions(list: Condition[], at: string, generation: number | undefined) {
   return list.map((c) => ({
     type: c.type,
     status: c.status,
     reason: c.reason,
     message: c.message,
-    observedGeneration: 1,
-    lastTransitionTime: generation,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    lastTransitionTime: at,
   }));
 }
 
@@ -22,25 +23,26 @@ export function writeStatusFiles(dir: string, statuses: ResourceStatus[], now = 
   const at = now.toISOString().replace(/\.\d+Z$/, "Z");
   const files: string[] = [];
   for (const s of statuses) {
+    const generation = s.object.generation;
     const status: Record<string, unknown> = {};
     if (s.parents) {
       status.parents = s.parents.map((p) => ({
         parentRef: { group: "gateway.networking.k8s.io", kind: "Gateway", ...p.parentRef },
         controllerName: CONTROLLER,
-        conditions: conditions(p.conditions, at),
+        conditions: conditions(p.conditions, at, generation),
       }));
     } else {
-      status.conditions = conditions(s.conditions, at);
+      status.conditions = conditions(s.conditions, at, generation);
     }
     if (s.listeners)
       status.listeners = s.listeners.map((l) => ({
         name: l.name,
         attachedRoutes: l.attachedRoutes,
         supportedKinds: [{ group: "gateway.networking.k8s.io", kind: "HTTPRoute" }],
-        conditions: conditions(l.conditions, at),
+        conditions: conditions(l.conditions, at, generation),
       }));
     const doc = {
-      apiVersion: "gateway.networking.k8s.io/v1",
+      apiVersion: s.object.apiVersion ?? "gateway.networking.k8s.io/v1",
       kind: s.object.kind,
       metadata: { name: s.object.name, namespace: s.object.namespace },
       status,

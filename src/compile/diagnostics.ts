@@ -9,11 +9,14 @@ export type Severity = "error" | "warning" | "info";
 /** Identifies one object of one cluster, with where it was read. */
 export interface ObjectRef {
   cluster: string;
+  apiVersion?: string;
   kind: string;
   namespace: string;
   name: string;
   file?: string;
   line?: number;
+  /** The object's metadata.generation, when it had one: what a status's observedGeneration names. */
+  generation?: number;
 }
 
 export interface Diagnostic {
@@ -59,7 +62,16 @@ export interface ResourceStatus {
 }
 
 export function objectRef(m: Manifest): ObjectRef {
-  return { cluster: m.cluster, kind: m.kind, namespace: m.metadata.namespace, name: m.metadata.name, file: m.file, line: m.line };
+  return {
+    cluster: m.cluster,
+    apiVersion: m.apiVersion,
+    kind: m.kind,
+    namespace: m.metadata.namespace,
+    name: m.metadata.name,
+    file: m.file,
+    line: m.line,
+    ...(m.metadata.generation !== undefined ? { generation: m.metadata.generation } : {}),
+  };
 }
 
 /** Collects diagnostics during one compile. */

@@ -7,6 +7,8 @@ export interface ObjectMeta {
   namespace: string;
   labels: Record<string, string>;
   creationTimestamp?: string;
+  /** metadata.generation when the object came from a cluster (kubectl output); hand-written YAML has none. */
+  generation?: number;
 }
 
 /** One object of one cluster. `spec` and `status` stay loose: the compile stages read them field by field. */

@@ -51,6 +51,8 @@ function toManifest(cluster: string, file: string, line: number, obj: JsonObject
       namespace: typeof metadata.namespace === "string" && metadata.namespace !== "" ? metadata.namespace : "default",
       labels,
       creationTimestamp: typeof metadata.creationTimestamp === "string" ? metadata.creationTimestamp : undefined,
+      generation:
+        Number.isSafeInteger(metadata.generation) && (metadata.generation as number) > 0 ? (metadata.generation as number) : undefined,
     },
     spec: isJsonObject(obj.spec) ? obj.spec : {},
     status: isJsonObject(obj.status) ? obj.status : {},
