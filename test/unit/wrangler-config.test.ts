@@ -1,0 +1,89 @@
+/**
+ * The Worker's local options read from wrangler.toml without importing wrangler agree with what wrangler
+ * itself hands Miniflare (`wrangler dev`), for this project's wrangler.toml and a richer one, and this
+ * project's wrangler.toml uses no kind of binding the reader leaves out.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { readLocalWorkerOptions } from "../../scripts/lib/wrangler-config";
+
+const ROOT = resolve(import.meta.dirname, "..", "..");
+const READ = ["compatibilityDate", "compatibilityFlags", "bindings", "kvNamespaces", "durableObjects"] as const;
+
+const RICHER = `name = "other"
+main = "src/index.ts"
+compatibility_date = "2026-01-15"
+compatibility_flags = ["nodejs_compat"]
+
+[vars]
+KEDGE_TABLE = "edge-eu"
+LIMITS = { max = 3 }
+
+[[kv_namespaces]]
+binding = "ROUTES"
+id = "abc123"
+
+[[kv_namespaces]]
+binding = "OTHER"
+id = "def456"
+
+[[durable_objects.bindings]]
+name = "SESSIONS"
+class_name = "SessionStore"
+
+[[durable_objects.bindings]]
+name = "LEGACY"
+class_name = "LegacyStore"
+
+[[migrations]]
+tag = "v1"
+new_classes = ["LegacyStore"]
+
+[[migrations]]
+tag = "v2"
+new_sqlite_classes = ["SessionStore"]
+`;
+
+/** wrangler's own options, only the fields the reader produces. */
+function wranglers(configPath: string): Record<string, unknown> {
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath);
+  return Object.fromEntries(READ.map((k) => [k, (workerOptions as Record<string, unknown>)[k]]));
+}
+
+const isEmpty = (v: unknown): boolean =>
+  v === undefined ||
+  (Array.isArray(v) && v.length === 0) ||
+  (typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every(isEmpty));
+
+describe("readLocalWorkerOptions", () => {
+  const dir = mkdtempSync(join(tmpdir(), "kedge-wrangler-config-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("reads this project's wrangler.toml as wrangler does", () => {
+    const config = join(ROOT, "wrangler.toml");
+    expect(readLocalWorkerOptions(config)).toEqual(wranglers(config));
+  });
+
+  it("reads vars, several KV namespaces and Durable Objects with and without SQLite as wrangler does", () => {
+    const config = join(dir, "wrangler.toml");
+    writeFileSync(config, RICHER);
+    const ours = readLocalWorkerOptions(config);
+    expect(ours).toEqual(wranglers(config));
+    expect(ours.durableObjects).toEqual({
+      SESSIONS: { className: "SessionStore", useSQLite: true },
+      LEGACY: { className: "LegacyStore", useSQLite: false },
+    });
+  });
+
+  it("leaves out nothing this project's wrangler.toml binds", () => {
+    const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml"));
+    // modulesRules: wrangler's default module rules; the gateway hands Miniflare one bundled module.
+    const bound = Object.entries(workerOptions)
+      .filter(([k, v]) => k !== "modulesRules" && !isEmpty(v))
+      .map(([k]) => k);
+    expect(bound.filter((k) => !(READ as readonly string[]).includes(k))).toEqual([]);
+  });
+});
