@@ -98,6 +98,19 @@ describe("compile golden fixtures", () => {
     expect(a.table.version).toMatch(/^[0-9a-f]{20}$/);
   });
 
+  it("writes object keys in sorted order whatever order they were set in, for small and large objects", ({ expect }) => {
+    for (const size of [2, 5, 12, 13, 40]) {
+      const names = Array.from({ length: size }, (_, i) => `k${String.fromCharCode(97 + (i % 26))}${i}`);
+      const shuffled = names.map((n, i) => names[(i * 7 + 3) % size]!).filter((n, i, all) => all.indexOf(n) === i);
+      const missing = names.filter((n) => !shuffled.includes(n));
+      const forward = Object.fromEntries(names.map((n) => [n, { z: 1, a: [n] }]));
+      const mixed = Object.fromEntries([...shuffled, ...missing].reverse().map((n) => [n, { a: [n], z: 1 }]));
+      const text = canonicalJson(forward);
+      expect(canonicalJson(mixed), `size ${size}`).toBe(text);
+      expect(Object.keys(JSON.parse(text) as object), `size ${size}`).toEqual([...names].sort());
+    }
+  });
+
   it("appends a last key to canonical JSON only when that key sorts after all the others", ({ expect }) => {
     const value = { b: [1, { d: 2, c: undefined }], a: "x" };
     expect(canonicalJsonWithLastKey(canonicalJson(value), value, "version", { z: 1, y: 2 })).toBe(
