@@ -101,7 +101,7 @@ describe("compile golden fixtures", () => {
   it("writes object keys in sorted order whatever order they were set in, for small and large objects", ({ expect }) => {
     for (const size of [2, 5, 12, 13, 40]) {
       const names = Array.from({ length: size }, (_, i) => `k${String.fromCharCode(97 + (i % 26))}${i}`);
-      const shuffled = names.map((n, i) => names[(i * 7 + 3) % size]!).filter((n, i, all) => all.indexOf(n) === i);
+      const shuffled = names.map((_, i) => names[(i * 7 + 3) % size]!).filter((n, i, all) => all.indexOf(n) === i);
       const missing = names.filter((n) => !shuffled.includes(n));
       const forward = Object.fromEntries(names.map((n) => [n, { z: 1, a: [n] }]));
       const mixed = Object.fromEntries([...shuffled, ...missing].reverse().map((n) => [n, { a: [n], z: 1 }]));
