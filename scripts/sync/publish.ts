@@ -14,6 +14,8 @@ export interface PushOutcome {
   version: string;
   previous?: string;
   pruned: string[];
+  /** The table's history after the push, newest first (what a push wrote; not read again). */
+  history: TableHistoryEntry[];
 }
 
 async function readJson(kv: KvStore, key: string): Promise<unknown> {
@@ -82,7 +84,9 @@ function pointerFor(version: string, schemaVersion: number, now: Date): string {
 export async function pushTable(kv: KvStore, plan: StoragePlan, now = new Date()): Promise<PushOutcome> {
   const root = plan.root.value;
   const pointer = await readPointer(kv, root.name);
-  if (pointer?.version === root.version) return { changed: false, version: root.version, pruned: [] };
+  if (pointer?.version === root.version) {
+    return { changed: false, version: root.version, pruned: [], history: await readHistory(kv, root.name) };
+  }
   // Shards first: a root (and later the pointer) never names a shard that is not stored yet.
   for (const [i, shard] of plan.shards.entries()) await putVerified(kv, KV_KEYS.shard(root.name, root.version, i), shard.text);
   await putVerified(kv, KV_KEYS.blob(root.name, root.version), plan.root.text);
@@ -103,7 +107,7 @@ export async function pushTable(kv: KvStore, plan: StoragePlan, now = new Date()
     await kv.delete(KV_KEYS.blob(root.name, entry.version));
     for (let i = 0; i < (entry.shards ?? 0); i++) await kv.delete(KV_KEYS.shard(root.name, entry.version, i));
   }
-  return { changed: true, version: root.version, previous: pointer?.version, pruned: dropped.map((e) => e.version) };
+  return { changed: true, version: root.version, previous: pointer?.version, pruned: dropped.map((e) => e.version), history: kept };
 }
 
 /** Moves the pointer to `version`, or to the version written before the current one. */

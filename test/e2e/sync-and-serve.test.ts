@@ -192,7 +192,11 @@ describe("sync ▸ KV ▸ Worker ▸ origins", () => {
 
   it("a new table takes over, and --rollback restores the previous one", async ({ expect }) => {
     ws.write({ "clusters/c1/app.yaml": app(ports, [1, 0]) });
-    expect((await ws.sync()).code).toBe(0);
+    const pushed = await ws.sync("--json");
+    expect(pushed.code).toBe(0);
+    const summary = JSON.parse(pushed.stdout) as { table: { version: string }; push: { previous: string; history: string[] } };
+    // The history the push wrote, newest first: this version, then the one it replaced.
+    expect(summary.push.history.slice(0, 2)).toEqual([summary.table.version, summary.push.previous]);
     expect(await tally(gateway, "shop.example.com", "/", 40)).toEqual({ v1: 40 });
     const rollback = await ws.sync("--rollback");
     expect(rollback.code).toBe(0);
