@@ -14,11 +14,13 @@ import { UserError } from "./user-error";
 const HOST = fileURLToPath(new URL("./local-kv-host.mjs", import.meta.url));
 const CLOSE_GRACE_MS = 10_000;
 
-export async function openLocalKv(persistTo: string, namespaceId: string): Promise<KvStore> {
+/** `abandoned`: the caller no longer needs the store; a host still starting is stopped instead of awaited. */
+export async function openLocalKv(persistTo: string, namespaceId: string, abandoned?: AbortSignal): Promise<KvStore> {
   const root = resolve(persistTo, "v3");
   const host = spawn(process.execPath, [HOST, resolve(persistTo), namespaceId], {
     stdio: ["pipe", "pipe", "pipe"],
   });
+  abandoned?.addEventListener("abort", () => host.kill("SIGTERM"), { once: true });
   let stderr = "";
   host.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((done) => host.on("close", done));

@@ -22,42 +22,38 @@ export interface Output {
 
 export const EXIT = { OK: 0, REJECTED: 1, UNUSABLE_INPUT: 2 } as const;
 
-async function openStore(options: SyncOptions): Promise<KvStore> {
+async function openStore(options: SyncOptions, abandoned: AbortSignal): Promise<KvStore> {
   const facts = readWranglerFacts(options.wranglerConfig);
   return options.target === "remote"
     ? openRemoteKv(facts.kvNamespaceId, options.wranglerConfig)
-    : openLocalKv(options.persistTo, facts.kvNamespaceId);
+    : openLocalKv(options.persistTo, facts.kvNamespaceId, abandoned);
 }
 
 /**
  * The KV store, opened ahead of need: local KV boots workerd in its own process, which then starts while
- * the config compiles. `release` closes it whether or not it was used (or opened).
+ * the config compiles. `release` closes it whether or not it was used (or opened); one never used is
+ * abandoned at once rather than waited for (a config error is reported without waiting for workerd).
  */
 class StoreOpenedAhead {
   private readonly opening: Promise<KvStore>;
+  private readonly abandon = new AbortController();
+  private used = false;
 
   constructor(options: SyncOptions) {
-    this.opening = openStore(options);
+    this.opening = openStore(options, this.abandon.signal);
     // Its failure is reported where the store is used, not as an unhandled rejection meanwhile.
     this.opening.catch(() => undefined);
   }
 
   async use<T>(fn: (kv: KvStore) => Promise<T>): Promise<T> {
+    this.used = true;
     return fn(await this.opening);
   }
 
   async release(): Promise<void> {
+    if (!this.used) this.abandon.abort();
     const kv = await this.opening.catch(() => null);
     await kv?.close();
-  }
-}
-
-async function withStore<T>(options: SyncOptions, use: (kv: KvStore) => Promise<T>): Promise<T> {
-  const store = new StoreOpenedAhead(options);
-  try {
-    return await store.use(use);
-  } finally {
-    await store.release();
   }
 }
 
@@ -72,25 +68,26 @@ export function planOrRefuse(table: RouteTable, limits: ShardLimits = {}, text?:
 }
 
 export async function runSync(options: SyncOptions, io: Output): Promise<number> {
-  const loaded = loadConfig(options.configDir);
-  const name = loaded.edge.name;
-
-  if (options.rollback) {
-    const { from, to } = await withStore(options, (kv) => rollbackTable(kv, name, options.rollback?.version));
-    if (options.json) io.out(JSON.stringify({ rollback: { table: name, from, to } }, null, 2));
-    else
-      io.out(
-        from === to ? `table ${name} already serves ${to}; nothing written` : `table ${name}: pointer moved ${from ?? "(none)"} → ${to}`,
-      );
-    return EXIT.OK;
-  }
-
+  // Opened first: local KV's workerd starts while the config is read and compiled (and is released
+  // unused when the config is unusable).
   const store = new StoreOpenedAhead(options);
   try {
+    const loaded = loadConfig(options.configDir);
+    if (options.rollback) return await rollback(options, io, loaded.edge.name, store);
     return await compileAndWrite(options, io, loaded, store);
   } finally {
     await store.release();
   }
+}
+
+async function rollback(options: SyncOptions, io: Output, name: string, store: StoreOpenedAhead): Promise<number> {
+  const { from, to } = await store.use((kv) => rollbackTable(kv, name, options.rollback?.version));
+  if (options.json) io.out(JSON.stringify({ rollback: { table: name, from, to } }, null, 2));
+  else
+    io.out(
+      from === to ? `table ${name} already serves ${to}; nothing written` : `table ${name}: pointer moved ${from ?? "(none)"} → ${to}`,
+    );
+  return EXIT.OK;
 }
 
 async function compileAndWrite(options: SyncOptions, io: Output, loaded: LoadedConfig, store: StoreOpenedAhead): Promise<number> {

@@ -2,7 +2,7 @@
  * The whole path: YAML in a config folder ▸ `scripts/sync.ts` (a real child process) ▸ local KV ▸
  * the Worker in workerd ▸ real loopback origins.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -162,6 +162,9 @@ describe("sync ▸ KV ▸ Worker ▸ origins", () => {
     expect(broken.code).toBe(2);
     expect(broken.stderr).toMatch(/broken\.yaml:\d+:\d+: /);
     expect(broken.stderr).toMatch(/nothing was written/);
+    // No local KV host (started ahead of need) outlives a sync that stopped at a config error.
+    const running = execFileSync("ps", ["-eo", "args="]).toString().split("\n");
+    expect(running.filter((line) => line.includes("local-kv-host") && line.includes(ws.state))).toEqual([]);
     ws.write({ "clusters/c1/broken.yaml": "# fixed\n" });
     expect(Object.keys(await tally(gateway, "shop.example.com", "/", 60)).sort()).toEqual(["v1", "v2"]);
   });
