@@ -1,19 +1,25 @@
 // @ts-check
 /**
- * @module Local KV host: a process of its own, started by `openLocalKv` (local-kv.ts). It loads Miniflare,
- * serves the KV namespace persisted under `<persist-to>/v3` (where `wrangler dev --persist-to` reads it)
- * through a tiny Worker, prints one line of JSON (`{ "url", "token" }`), and runs until its stdin closes:
- * when the sync is done with it, or when the sync's process dies. It never outlives the sync.
+ * @module Local KV host: a process of its own, started by `openLocalKv` (local-kv.ts) with an IPC channel.
+ * It loads Miniflare, serves the KV namespace persisted under `<persist-to>/v3` (where
+ * `wrangler dev --persist-to` reads it), sends `{ ready: true }`, then answers `{ id, op, key, value? }`
+ * messages with `{ id, value? }` or `{ id, error }`. It runs until the channel closes: when the sync is
+ * done with it, or when the sync's process dies. It never outlives the sync.
  *
  * Why a process: loading Miniflare and starting workerd take about a second, mostly on the thread that
- * loads it. Here that second runs on another core while the sync reads and compiles the config. Why plain
- * JavaScript: it starts with bare `node` (no TypeScript loader to start first) from any caller.
+ * loads it. Here that second runs on another core while the sync reads and compiles the config. Why IPC:
+ * the sync needs no HTTP client (loading fetch costs it about 60 ms) and nothing listens for it on a
+ * port. Why plain JavaScript: it starts with bare `node` (no TypeScript loader to start first).
  */
 import { randomBytes } from "node:crypto";
+import { request } from "node:http";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 
-/** GET, PUT and DELETE `?key=` on the namespace; every request carries the host's bearer token. */
+/**
+ * GET, PUT and DELETE `?key=` on the namespace. workerd listens on loopback, where any local user could
+ * reach it, so every request must carry this run's bearer token.
+ */
 const KV_OVER_HTTP = `export default {
   async fetch(request, env) {
     if (request.headers.get("authorization") !== "Bearer " + env.TOKEN) return new Response(null, { status: 403 });
@@ -36,6 +42,42 @@ const KV_OVER_HTTP = `export default {
   },
 };`;
 
+/** @typedef {{ id: number, op: "get" | "put" | "delete", key: string, value?: string }} KvRequest */
+
+/**
+ * One request to the KV Worker, with node:http rather than fetch: fetch's HTTP parser is WebAssembly,
+ * whose background compilation holds a process's exit for about 0.3 s here.
+ * @param {URL} url
+ * @param {string} method
+ * @param {string} token
+ * @param {string | undefined} body
+ * @returns {Promise<{ status: number, text: string }>}
+ */
+function call(url, method, token, body) {
+  return new Promise((resolve, reject) => {
+    const sent = request(url, { method, headers: { authorization: `Bearer ${token}` } }, (response) => {
+      /** @type {Buffer[]} */
+      const chunks = [];
+      response.on("data", (chunk) => chunks.push(chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+      response.on("error", reject);
+    });
+    sent.on("error", reject);
+    sent.end(body);
+  });
+}
+
+/** @param {unknown} message */
+const send = (message) => {
+  if (process.connected) process.send?.(message);
+};
+
+/** The Miniflare instance once constructed; disposed (stopping workerd) when the sync goes away. */
+/** @type {import("miniflare").Miniflare | undefined} */
+let started;
+// Registered before Miniflare loads: a sync that goes away while this host starts still ends it.
+process.on("disconnect", () => void (started?.dispose() ?? Promise.resolve()).then(() => process.exit(0)));
+
 /**
  * @param {string} persistTo
  * @param {string} namespaceId
@@ -55,15 +97,29 @@ async function serve(persistTo, namespaceId) {
     kvPersist: true,
     cf: false,
   });
+  started = mf;
   const url = await mf.ready;
-  process.stdout.write(`${JSON.stringify({ url: url.href, token })}\n`);
-  process.stdin.on("end", () => void mf.dispose().then(() => process.exit(0)));
-  process.stdin.resume();
+  const method = { get: "GET", put: "PUT", delete: "DELETE" };
+
+  /** @param {KvRequest} request */
+  async function answer({ id, op, key, value }) {
+    try {
+      const { status, text } = await call(new URL(`?key=${encodeURIComponent(key)}`, url), method[op], token, value);
+      if (status === 404) send({ id, value: null });
+      else if (status < 200 || status > 299) send({ id, error: `${status} ${text}` });
+      else send({ id, value: op === "get" ? text : undefined });
+    } catch (error) {
+      send({ id, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  process.on("message", (/** @type {KvRequest} */ request) => void answer(request));
+  send({ ready: true });
 }
 
 const [persistTo, namespaceId] = process.argv.slice(2);
-if (!persistTo || !namespaceId) {
-  console.error("usage: node local-kv-host.mjs <persist-to> <namespace id>");
+if (!persistTo || !namespaceId || !process.send) {
+  console.error("usage: started by openLocalKv with an IPC channel: node local-kv-host.mjs <persist-to> <namespace id>");
   process.exit(2);
 }
 serve(persistTo, namespaceId).catch((/** @type {unknown} */ error) => {

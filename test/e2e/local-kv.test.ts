@@ -1,0 +1,96 @@
+/**
+ * The store `sync` writes local state through: a host process running Miniflare (workerd), spoken to
+ * over Node's IPC channel. What it writes reads back exactly, many operations in flight each get their
+ * own answer, and the host never outlives the store: closed, abandoned while starting, or killed.
+ */
+import { execFileSync } from "node:child_process";
+import { afterAll, describe, it } from "vitest";
+import { CLOSE_GRACE_MS, openLocalKv } from "../../scripts/sync/local-kv";
+import { Workspace } from "./harness";
+
+const NAMESPACE = "kedge-routes-local";
+
+/** Live processes (the host and its workerd) in the process group a host leads; zombies are dead. */
+function groupOf(host: number): number[] {
+  return execFileSync("ps", ["-eo", "pgid=,pid=,stat="])
+    .toString()
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([pgid, , stat]) => Number(pgid) === host && !stat?.startsWith("Z"))
+    .map(([, pid]) => Number(pid));
+}
+
+/** PIDs of local KV hosts serving `state`. */
+function hostsOf(state: string): number[] {
+  return execFileSync("ps", ["-eo", "pid=,args="])
+    .toString()
+    .split("\n")
+    .filter((line) => line.includes("local-kv-host") && line.includes(state))
+    .map((line) => Number.parseInt(line.trim(), 10));
+}
+
+describe("local KV store (Miniflare in a host process)", () => {
+  const ws = new Workspace();
+  afterAll(() => ws.remove());
+
+  it("reads back exactly what it wrote, answers each of many operations in flight, and null once deleted", async ({ expect }) => {
+    const kv = await openLocalKv(ws.state, NAMESPACE);
+    try {
+      const text = `{"note":"café ✓ — ünïcode"}\nsecond line\n`;
+      await kv.put("probe", text);
+      expect(await kv.get("probe")).toBe(text);
+      expect(await kv.get("never-written")).toBeNull();
+
+      const big = "x".repeat(5 * 2 ** 20 - 3) + "✓";
+      await kv.put("big", big);
+      expect(await kv.get("big")).toBe(big);
+
+      const keys = Array.from({ length: 24 }, (_, i) => `k${i}`);
+      await Promise.all(keys.map((k) => kv.put(k, `value of ${k}`)));
+      expect(await Promise.all(keys.map((k) => kv.get(k)))).toEqual(keys.map((k) => `value of ${k}`));
+
+      await kv.delete("probe");
+      expect(await kv.get("probe")).toBeNull();
+    } finally {
+      await kv.close();
+    }
+  });
+
+  it("closes by letting the host stop workerd and exit (not by the kill after the grace), and the data stays on disk", async ({
+    expect,
+  }) => {
+    const kv = await openLocalKv(ws.state, NAMESPACE);
+    await kv.put("kept", "across hosts");
+    const [host] = hostsOf(ws.state);
+    expect(groupOf(host!).length).toBeGreaterThanOrEqual(2); // the host and its workerd
+    const started = performance.now();
+    await kv.close();
+    expect(performance.now() - started).toBeLessThan(CLOSE_GRACE_MS);
+    expect(hostsOf(ws.state)).toEqual([]);
+    expect(groupOf(host!)).toEqual([]);
+
+    const again = await openLocalKv(ws.state, NAMESPACE);
+    try {
+      expect(await again.get("kept")).toBe("across hosts");
+    } finally {
+      await again.close();
+    }
+  });
+
+  it("a store abandoned while its host starts rejects, and leaves no host behind", async ({ expect }) => {
+    const abandon = new AbortController();
+    const opening = openLocalKv(ws.state, NAMESPACE, abandon.signal);
+    abandon.abort();
+    await expect(opening).rejects.toThrow(/did not start/);
+    expect(hostsOf(ws.state)).toEqual([]);
+  });
+
+  it("a host that dies fails the next operation with a message instead of hanging, and its workerd is ended", async ({ expect }) => {
+    const kv = await openLocalKv(ws.state, NAMESPACE);
+    const [host] = hostsOf(ws.state);
+    process.kill(host!, "SIGKILL");
+    await expect(kv.get("kept")).rejects.toThrow(/local KV get kept: local KV host in .* stopped/);
+    await expect.poll(() => groupOf(host!)).toEqual([]);
+    await kv.close();
+  });
+});
