@@ -60,6 +60,13 @@ function toManifest(cluster: string, file: string, line: number, obj: JsonObject
   };
 }
 
+/** Whether the character at `at` follows an odd run of backslashes. */
+function isEscaped(text: string, at: number): boolean {
+  let backslashes = 0;
+  while (text.charCodeAt(at - 1 - backslashes) === 92) backslashes++;
+  return backslashes % 2 === 1;
+}
+
 /**
  * The line of each object element of the root object's `items` array, found by one pass over JSON text
  * (JSON.parse gives no positions; the YAML parser would, at ten times the cost on big `kubectl` dumps).
@@ -68,29 +75,24 @@ function jsonListItemLines(text: string): number[] {
   const lines: number[] = [];
   let line = 1;
   let depth = 0;
-  let inString = false;
-  let escaped = false;
   let stringStart = 0;
-  let lastString = "";
+  let stringEnd = 0;
   let rootKey = "";
   let inItems = false;
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (ch === 10) line++;
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (ch === 92) escaped = true;
-      else if (ch === 34) {
-        inString = false;
-        lastString = text.slice(stringStart, i);
-      }
-      continue;
-    }
-    if (ch === 34) {
-      inString = true;
+    else if (ch === 34) {
+      // A string is skipped whole: its closing quote is the first one after an even run of backslashes,
+      // and it holds no line break (JSON strings cannot).
       stringStart = i + 1;
+      let end = text.indexOf('"', stringStart);
+      while (end > 0 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
+      if (end < 0) break; // unterminated: JSON.parse accepted the text, so never here
+      stringEnd = end; // not sliced here: only a root key's text is ever needed
+      i = end;
     } else if (ch === 58 && depth === 1) {
-      rootKey = lastString;
+      rootKey = text.slice(stringStart, stringEnd);
     } else if (ch === 123 || ch === 91) {
       if (inItems && depth === 2 && ch === 123) lines.push(line);
       depth++;
