@@ -25,7 +25,17 @@ export function writeStatusFiles(dir: string, statuses: ResourceStatus[], now = 
   for (const s of statuses) {
     const generation = s.object.generation;
     const status: Record<string, unknown> = {};
-    if (s.parents) {
+    if (s.ancestors) {
+      // XBackend names them parents/parentRef, a policy's PolicyStatus ancestors/ancestorRef.
+      const [list, ref] = s.object.kind === "XBackend" ? ["parents", "parentRef"] : ["ancestors", "ancestorRef"];
+      status[list] = s.ancestors.map((a) => ({
+        [ref]: { group: "gateway.networking.k8s.io", kind: "Gateway", ...a.ancestorRef },
+        controllerName: CONTROLLER,
+        conditions: conditions(a.conditions, at, generation),
+      }));
+      // Used through no Gateway (yet): kedge's own verdict on the object is kept, not lost.
+      if (s.ancestors.length === 0) status.conditions = conditions(s.conditions, at, generation);
+    } else if (s.parents) {
       status.parents = s.parents.map((p) => ({
         parentRef: { group: "gateway.networking.k8s.io", kind: "Gateway", ...p.parentRef },
         controllerName: CONTROLLER,

@@ -6,7 +6,6 @@ import type { Manifest } from "../gateway-api/manifest";
 import { canonicalJson, canonicalJsonWithLastKey, sha256Hex } from "../table/canonical-json";
 import {
   type CompiledBackend,
-  type CompiledFilter,
   type CompiledMatch,
   type CompiledRule,
   type LocalityPolicy,
@@ -14,6 +13,7 @@ import {
   type RouteTable,
   SCHEMA_VERSION,
 } from "../table/route-table";
+import { BackendAncestors, backendsOfRule } from "./backend-ancestors";
 import { CompositeBackends } from "./composite-backends";
 import { type Diagnostic, Diagnostics, type ResourceStatus } from "./diagnostics";
 import type { EdgeConfig } from "./edge-config";
@@ -21,7 +21,7 @@ import { compileGateways, gatewayStatuses, isServed } from "./gateways";
 import { buildHostIndex, type IndexedAttachment } from "./host-index";
 import { compileHTTPRoutes, type RouteDraft } from "./http-routes";
 import { ResourceIndex } from "./resource-index";
-import { SessionPolicies } from "./session-policies";
+import { backendKey, SessionPolicies } from "./session-policies";
 import { XBackends } from "./xbackends";
 
 export interface CompileResult {
@@ -122,18 +122,18 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
   const routes = compileHTTPRoutes({ index, edge, backends, xbackends, composites, sessions }, listeners, diagnostics, statuses);
   statuses.unshift(...gatewayStatuses(listeners));
   statuses.push(...composites.statuses, ...xbackends.statuses, ...sessions.statuses);
+  const ancestors = new BackendAncestors(routes, backends, composites);
+  const usedThrough = (status: ResourceStatus, keys: string[]) => {
+    status.ancestors = ancestors.of(status.object.cluster, keys).map((ancestorRef) => ({ ancestorRef, conditions: status.conditions }));
+  };
+  for (const s of xbackends.statuses) usedThrough(s, [backendKey({ ...s.object, kind: "XBackend" })]);
+  for (const [s, keys] of sessions.targetsOf) usedThrough(s, keys);
 
   const rules: CompiledRule[] = [];
   const matches: CompiledMatch[] = [];
   const attachments = routes.flatMap((r) => emitRoute(r, clusterOrder.get(r.manifest.cluster) ?? 0, rules, matches));
   const served = listeners.filter(isServed);
-  const mirrors = (filters: CompiledFilter[]) => filters.flatMap((f) => (f.type === "RequestMirror" ? [f.backend] : []));
-  const used = new Set(
-    rules.flatMap((r) => [
-      ...mirrors(r.filters),
-      ...r.backendRefs.flatMap((b) => [...(b.backend ? [b.backend] : []), ...mirrors(b.filters)]),
-    ]),
-  );
+  const used = new Set(rules.flatMap(backendsOfRule));
   const hosts: RouteTable["hosts"] = {};
   for (const protocol of ["HTTP", "HTTPS"] as Protocol[]) {
     if (served.some((l) => l.protocol === protocol)) hosts[protocol] = buildHostIndex(protocol, served, attachments);

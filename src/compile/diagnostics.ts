@@ -57,6 +57,11 @@ export interface ResourceStatus {
   parents?: { parentRef: ParentRefView; conditions: Condition[] }[];
   /** Gateway: one entry per listener. */
   listeners?: { name: string; attachedRoutes: number; conditions: Condition[] }[];
+  /**
+   * XBackend and backend policies: the Gateways of its cluster it is used through, each with the
+   * object's conditions (written as XBackend `status.parents`, PolicyStatus `ancestors`).
+   */
+  ancestors?: { ancestorRef: { namespace: string; name: string }; conditions: Condition[] }[];
   /** CompositeBackend: the clusters whose objects contribute endpoints to the aggregate. */
   aggregate?: { clusters: string[] };
 }

@@ -54,6 +54,8 @@ function byAge(a: Manifest, b: Manifest): number {
 export class SessionPolicies {
   private readonly byTarget = new Map<string, AppliedPolicy>();
   readonly statuses: ResourceStatus[] = [];
+  /** The backend keys each policy's status is about (accepted or conflicted), for its ancestors. */
+  readonly targetsOf = new Map<ResourceStatus, string[]>();
 
   constructor(index: ResourceIndex, composites: CompositeBackends, diagnostics: Diagnostics) {
     const policies = Object.entries(POLICY_KINDS)
@@ -62,9 +64,14 @@ export class SessionPolicies {
     const cookieNames = new Map<string, string>();
     for (const policy of policies) {
       const label = `${policy.kind} ${policy.cluster}/${policy.metadata.namespace}/${policy.metadata.name}`;
-      const reject = (field: string, reason: string, message: string) => {
+      const report = (conditions: Condition[], targets: string[] = []) => {
+        const status: ResourceStatus = { object: objectRef(policy), conditions };
+        this.statuses.push(status);
+        this.targetsOf.set(status, targets);
+      };
+      const reject = (field: string, reason: string, message: string, targets?: string[]) => {
         diagnostics.error(policy, field, reason, message);
-        this.statuses.push({ object: objectRef(policy), conditions: [bad("Accepted", reason, message)] });
+        report([bad("Accepted", reason, message)], targets);
       };
       const settings = parseSessionPersistence(policy.spec.sessionPersistence, "spec.sessionPersistence");
       if ("reason" in settings) {
@@ -90,14 +97,14 @@ export class SessionPolicies {
           ? `${settings.type.toLowerCase()} name ${settings.name} is already used for ${nameOwner}`
           : undefined;
       if (conflict || nameClash) {
-        reject("spec.targetRefs", "Conflicted", `${conflict ?? nameClash}; the older policy wins`);
+        reject("spec.targetRefs", "Conflicted", `${conflict ?? nameClash}; the older policy wins`, targets);
         continue;
       }
       for (const key of targets) {
         if (!this.byTarget.has(key)) this.byTarget.set(key, { policy: label, settings });
         if (settings.name) cookieNames.set(`${settings.type}:${settings.name}`, key);
       }
-      this.statuses.push({ object: objectRef(policy), conditions: [ok("Accepted", "Accepted")] });
+      report([ok("Accepted", "Accepted")], targets);
     }
   }
 

@@ -85,10 +85,107 @@ describe("writeStatusFiles", () => {
       expect.objectContaining({ type: "Accepted", status: "True", observedGeneration: 7 }),
     );
 
+    // XBackend: one entry per Gateway it is used through (status.parents), not top-level conditions.
     const xbackend = read("xbackend-shop-partner.yaml");
     expect(xbackend.apiVersion).toBe("gateway.networking.x-k8s.io/v1alpha1");
-    expect(xbackend.status.conditions[0]).toMatchObject({ type: "Accepted", status: "True" });
+    expect(xbackend.status.parents).toEqual([
+      {
+        parentRef: { group: "gateway.networking.k8s.io", kind: "Gateway", namespace: "shop", name: "gw" },
+        controllerName: "kedge.dev/edge",
+        conditions: [expect.objectContaining({ type: "Accepted", status: "True" })],
+      },
+    ]);
+    expect(xbackend.status).not.toHaveProperty("conditions");
     // Written by hand, without a generation: nothing to claim to have observed.
-    expect(xbackend.status.conditions[0]).not.toHaveProperty("observedGeneration");
+    expect(xbackend.status.parents[0]!.conditions[0]).not.toHaveProperty("observedGeneration");
+  });
+
+  it("writes a backend policy's PolicyStatus: one ancestor per Gateway of its cluster its targets are used through", async () => {
+    const gateway = (name: string) => `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: { name: ${name}, namespace: shop }
+spec: { gatewayClassName: kedge, listeners: [{ name: http, protocol: HTTP, port: 80 }] }
+`;
+    const route = (name: string, gw: string, backend: string) => `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: ${name}, namespace: shop }
+spec:
+  parentRefs: [{ name: ${gw} }]
+  rules: [{ backendRefs: [${backend}] }]
+`;
+    const service = (name: string) => `apiVersion: v1
+kind: Service
+metadata: { name: ${name}, namespace: shop }
+spec: { ports: [{ port: 80 }] }
+`;
+    const policy = (name: string, kind: string, target: string, cookie: string) => `apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: BackendLBPolicy
+metadata: { name: ${name}, namespace: shop }
+spec:
+  targetRefs: [{ group: "${kind === "Service" ? "" : "gateway.networking.k8s.io"}", kind: ${kind}, name: ${target} }]
+  sessionPersistence: { sessionName: ${cookie}, type: Cookie }
+`;
+    const composite = (targets: string) => `apiVersion: gateway.networking.k8s.io/v1
+kind: CompositeBackend
+metadata: { name: shared, namespace: shop }
+spec: { targetRefs: [${targets}] }
+`;
+    const external = `apiVersion: gateway.networking.x-k8s.io/v1alpha1
+kind: XBackend
+metadata: { name: ext, namespace: shop }
+spec: { type: ExternalHostname, externalHostname: { hostname: api.partner.example }, port: { port: 443 }, protocol: HTTP, tls: { mode: ServerOnly } }
+`;
+    const toShared = "{ kind: CompositeBackend, group: gateway.networking.k8s.io, name: shared }";
+    const c1 = [
+      gateway("alpha"),
+      gateway("beta"),
+      service("cart"),
+      service("idle"),
+      external,
+      composite("{ kind: Service, name: cart }, { group: gateway.networking.x-k8s.io, kind: XBackend, name: ext }"),
+      route("to-cart-alpha", "alpha", "{ name: cart, port: 80 }"),
+      route("to-cart-beta", "beta", "{ name: cart, port: 80 }"),
+      route("to-shared-beta", "beta", toShared),
+      policy("cart-sticky", "Service", "cart", "cart"),
+      policy("idle-sticky", "Service", "idle", "idle"),
+      policy("shared-sticky", "CompositeBackend", "shared", "shared"),
+    ].join("---\n");
+    // c2 uses the aggregate through its own Gateway: not an ancestor a status in c1 can name.
+    const c2 = [gateway("gamma"), service("cart"), composite("{ kind: Service, name: cart }"), route("to-shared", "gamma", toShared)].join(
+      "---\n",
+    );
+    const edge = EDGE.replace("clusters: [{ name: c1 }]", "clusters: [{ name: c1 }, { name: c2 }]");
+    const { statuses, diagnostics } = await compileYaml(edge, { c1, c2 });
+    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    writeStatusFiles(dir, statuses);
+
+    interface PolicyDocument {
+      apiVersion: string;
+      status: { ancestors: (Conditioned & { ancestorRef: Record<string, string>; controllerName: string })[]; conditions?: unknown };
+    }
+    const policyStatus = (name: string) =>
+      parse(readFileSync(join(dir, "c1", `backendlbpolicy-shop-${name}.yaml`), "utf8")) as PolicyDocument;
+    const ancestor = (name: string) => ({
+      ancestorRef: { group: "gateway.networking.k8s.io", kind: "Gateway", namespace: "shop", name },
+      controllerName: "kedge.dev/edge",
+      conditions: [expect.objectContaining({ type: "Accepted", status: "True", reason: "Accepted" })],
+    });
+
+    const cart = policyStatus("cart-sticky");
+    expect(cart.apiVersion).toBe("gateway.networking.k8s.io/v1alpha2");
+    expect(cart.status.ancestors).toEqual([ancestor("alpha"), ancestor("beta")]);
+    expect(cart.status).not.toHaveProperty("conditions");
+
+    // The aggregate is used through beta in c1 and gamma in c2; a status in c1 can name only beta.
+    expect(policyStatus("shared-sticky").status.ancestors).toEqual([ancestor("beta")]);
+    // An XBackend reached through the aggregate is used through the same Gateway.
+    const ext = parse(readFileSync(join(dir, "c1", "xbackend-shop-ext.yaml"), "utf8")) as StatusDocument;
+    expect(ext.status.parents.map((p) => p.parentRef.name)).toEqual(["beta"]);
+
+    // Its target is used by no route: no Gateway to name, and the verdict stays readable.
+
+    const idle = policyStatus("idle-sticky");
+    expect(idle.status.ancestors).toEqual([]);
+    expect(idle.status.conditions).toEqual([expect.objectContaining({ type: "Accepted", status: "True" })]);
   });
 });

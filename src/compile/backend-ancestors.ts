@@ -1,0 +1,67 @@
+/**
+ * @module The Gateways each backend object is used through: what an XBackend's `status.parents` and a
+ * backend policy's PolicyStatus `ancestors` name. A backend is used through a Gateway when an accepted
+ * route attached to that Gateway names it (backendRef or RequestMirror), or names a CompositeBackend it
+ * is a member of. Only Gateways of the object's own cluster count: a status refers to objects of its
+ * cluster only.
+ */
+import type { CompiledBackend, CompiledBackendRef, CompiledFilter } from "../table/route-table";
+import type { CompositeBackends } from "./composite-backends";
+import type { RouteDraft } from "./http-routes";
+import { backendKey } from "./session-policies";
+
+export interface GatewayRef {
+  namespace: string;
+  name: string;
+}
+
+/** Ids of the backends a rule sends to: its backendRefs and every RequestMirror, its own and its refs'. */
+export function backendsOfRule(rule: { filters: CompiledFilter[]; backendRefs: CompiledBackendRef[] }): string[] {
+  const mirrors = (filters: CompiledFilter[]) => filters.flatMap((f) => (f.type === "RequestMirror" ? [f.backend] : []));
+  return [...mirrors(rule.filters), ...rule.backendRefs.flatMap((b) => [...(b.backend ? [b.backend] : []), ...mirrors(b.filters)])];
+}
+
+export class BackendAncestors {
+  /** backend key (as session policies name targets) → cluster → `namespace/name` of its Gateways */
+  private readonly byKey = new Map<string, Map<string, Set<string>>>();
+
+  constructor(routes: RouteDraft[], backends: Map<string, CompiledBackend>, composites: CompositeBackends) {
+    for (const route of routes) {
+      const gateways = new Set(
+        route.attachments.map((a) => `${a.listener.gateway.metadata.namespace}/${a.listener.gateway.metadata.name}`),
+      );
+      const cluster = route.manifest.cluster;
+      for (const id of new Set(route.rules.flatMap(backendsOfRule))) {
+        const source = backends.get(id)?.source;
+        if (!source) continue;
+        this.add(backendKey(source), cluster, gateways);
+        if (source.kind !== "CompositeBackend") continue;
+        for (const member of composites.membersOf(source.namespace, source.name))
+          for (const target of member.targets)
+            if (target.kind === "XBackend")
+              this.add(
+                backendKey({ kind: "XBackend", cluster: member.cluster, namespace: source.namespace, name: target.name }),
+                cluster,
+                gateways,
+              );
+      }
+    }
+  }
+
+  private add(key: string, cluster: string, gateways: Set<string>): void {
+    const clusters = this.byKey.get(key) ?? new Map<string, Set<string>>();
+    this.byKey.set(key, clusters);
+    const names = clusters.get(cluster) ?? new Set<string>();
+    clusters.set(cluster, names);
+    for (const g of gateways) names.add(g);
+  }
+
+  /** The Gateways of `cluster` through which any of the backends `keys` is used, in name order. */
+  of(cluster: string, keys: string[]): GatewayRef[] {
+    const names = new Set(keys.flatMap((k) => [...(this.byKey.get(k)?.get(cluster) ?? [])]));
+    return [...names].sort().map((n) => {
+      const [namespace = "", name = ""] = n.split("/");
+      return { namespace, name };
+    });
+  }
+}
