@@ -67,22 +67,36 @@ function call(url, method, token, body) {
   });
 }
 
-/** @param {unknown} message */
+/**
+ * A failed send (EPIPE: the sync has just gone) is that sync's departure, reported to the callback
+ * rather than as an 'error' that would crash this host before it disposes workerd.
+ * @param {unknown} message
+ */
 const send = (message) => {
-  if (process.connected) process.send?.(message);
+  if (process.connected) process.send?.(message, (/** @type {Error | null} */ error) => error && stop());
 };
 
 /** The Miniflare instance once constructed; disposed (stopping workerd) when the sync goes away. */
 /** @type {import("miniflare").Miniflare | undefined} */
 let started;
+/** Set when the sync has gone: nothing more is started, what was started is disposed, then this exits. */
+let gone = false;
+function stop() {
+  if (gone) return;
+  gone = true;
+  void (started?.dispose() ?? Promise.resolve()).finally(() => process.exit(0));
+}
 // Registered before Miniflare loads: a sync that goes away while this host starts still ends it.
-process.on("disconnect", () => void (started?.dispose() ?? Promise.resolve()).then(() => process.exit(0)));
+process.on("disconnect", stop);
+// The channel may have closed before this module ran at all (the sync was killed as the host started).
+if (!process.connected) stop();
 
 /**
  * @param {string} persistTo
  * @param {string} namespaceId
  */
 async function serve(persistTo, namespaceId) {
+  if (gone) return;
   const token = randomBytes(24).toString("hex");
   // With require: Miniflare is one 3.8 MB CommonJS file, and an ESM import of it first scans it for
   // named exports (about a second here).
@@ -123,6 +137,7 @@ if (!persistTo || !namespaceId || !process.send) {
   process.exit(2);
 }
 serve(persistTo, namespaceId).catch((/** @type {unknown} */ error) => {
+  if (gone) return; // disposed while starting: stop() exits
   console.error(error instanceof Error ? error.message : String(error));
   process.exit(1);
 });

@@ -3,12 +3,14 @@
  * over Node's IPC channel. What it writes reads back exactly, many operations in flight each get their
  * own answer, and the host never outlives the store: closed, abandoned while starting, or killed.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, it } from "vitest";
 import { CLOSE_GRACE_MS, openLocalKv } from "../../scripts/sync/local-kv";
 import { Workspace } from "./harness";
 
 const NAMESPACE = "kedge-routes-local";
+const HOST = fileURLToPath(new URL("../../scripts/sync/local-kv-host.mjs", import.meta.url));
 
 /** Live processes (the host and its workerd) in the process group a host leads; zombies are dead. */
 function groupOf(host: number): number[] {
@@ -83,6 +85,19 @@ describe("local KV store (Miniflare in a host process)", () => {
     abandon.abort();
     await expect(opening).rejects.toThrow(/did not start/);
     expect(hostsOf(ws.state)).toEqual([]);
+  });
+
+  it("a host whose sync goes away at any moment of its start (even before it runs) ends itself and its workerd", async ({ expect }) => {
+    // 0: before the host's code runs; then during Miniflare's load, workerd's start, and about when it is ready.
+    for (const ms of [0, 150, 400, 700, 1000]) {
+      const host = spawn(process.execPath, [HOST, ws.state, NAMESPACE], { stdio: ["ignore", "ignore", "pipe", "ipc"], detached: true });
+      let stderr = "";
+      host.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((done) => host.on("exit", done));
+      setTimeout(() => host.connected && host.disconnect(), ms);
+      expect(await exited, `disconnected after ${ms} ms: ${stderr}`).toBe(0);
+      await expect.poll(() => groupOf(host.pid!), { timeout: 5_000 }).toEqual([]);
+    }
   });
 
   it("a host that dies fails the next operation with a message instead of hanging, and its workerd is ended", async ({ expect }) => {
