@@ -36,6 +36,10 @@ export function formatReport(input: ReportInput): string {
       if (s.aggregate) lines.push(`    aggregate across clusters: ${s.aggregate.clusters.join(", ") || "(none)"}`);
       for (const p of s.parents ?? [])
         lines.push(`    parent ${parentRefText(p.parentRef)}: ${p.conditions.map(conditionText).join("  ")}`);
+      if (s.ancestors) {
+        const gateways = s.ancestors.map((a) => `Gateway ${a.ancestorRef.namespace}/${a.ancestorRef.name}`).join(", ");
+        lines.push(`    used through ${gateways || "no Gateway of this cluster"}`);
+      }
     }
     for (const d of diagnostics) {
       lines.push(
