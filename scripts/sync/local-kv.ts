@@ -45,8 +45,6 @@ export async function openLocalKv(persistTo: string, namespaceId: string, abando
       // ESRCH: the group is already empty.
     }
   };
-  // The host ends workerd when it winds down; if it died without doing so, workerd is ended here.
-  host.on("exit", killGroup);
   abandoned?.addEventListener("abort", killGroup, { once: true });
   let output = "";
   for (const stream of [host.stdout, host.stderr]) stream?.on("data", (d: Buffer) => (output += d.toString()));
@@ -70,13 +68,21 @@ export async function openLocalKv(persistTo: string, namespaceId: string, abando
     const stopped = () => {
       done(false);
       if (gone) return;
-      if (!closing) killGroup(); // it went away on its own: whatever is left of it must not linger
       gone = new Error(`local KV host in ${root} stopped: ${output.trim() || "no output"}`);
       for (const waiting of pending.values()) waiting.reject(gone);
       pending.clear();
     };
-    host.on("disconnect", stopped);
-    host.on("exit", stopped);
+    // A channel that closes before close() asked for it means the host went away on its own: whatever is
+    // left of it must not linger. (When close() disconnects, the host disposes workerd itself.)
+    host.on("disconnect", () => {
+      if (!closing) killGroup();
+      stopped();
+    });
+    // An exited host has ended workerd if it could; if it died without doing so, workerd is ended here.
+    host.on("exit", () => {
+      killGroup();
+      stopped();
+    });
   });
   if (!(await ready)) {
     const code = await closed;

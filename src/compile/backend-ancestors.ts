@@ -22,14 +22,15 @@ export function backendsOfRule(rule: { filters: CompiledFilter[]; backendRefs: C
 }
 
 export class BackendAncestors {
-  /** backend key (as session policies name targets) → cluster → `namespace/name` of its Gateways */
-  private readonly byKey = new Map<string, Map<string, Set<string>>>();
+  /** backend key (as session policies name targets) → cluster → its Gateways by `namespace/name` */
+  private readonly byKey = new Map<string, Map<string, Map<string, GatewayRef>>>();
 
   constructor(routes: RouteDraft[], backends: Map<string, CompiledBackend>, composites: CompositeBackends) {
     for (const route of routes) {
-      const gateways = new Set(
-        route.attachments.map((a) => `${a.listener.gateway.metadata.namespace}/${a.listener.gateway.metadata.name}`),
-      );
+      const gateways = route.attachments.map(({ listener: { gateway } }) => ({
+        namespace: gateway.metadata.namespace,
+        name: gateway.metadata.name,
+      }));
       const cluster = route.manifest.cluster;
       for (const id of new Set(route.rules.flatMap(backendsOfRule))) {
         const source = backends.get(id)?.source;
@@ -48,20 +49,17 @@ export class BackendAncestors {
     }
   }
 
-  private add(key: string, cluster: string, gateways: Set<string>): void {
-    const clusters = this.byKey.get(key) ?? new Map<string, Set<string>>();
+  private add(key: string, cluster: string, gateways: GatewayRef[]): void {
+    const clusters = this.byKey.get(key) ?? new Map<string, Map<string, GatewayRef>>();
     this.byKey.set(key, clusters);
-    const names = clusters.get(cluster) ?? new Set<string>();
-    clusters.set(cluster, names);
-    for (const g of gateways) names.add(g);
+    const named = clusters.get(cluster) ?? new Map<string, GatewayRef>();
+    clusters.set(cluster, named);
+    for (const g of gateways) named.set(`${g.namespace}/${g.name}`, g);
   }
 
   /** The Gateways of `cluster` through which any of the backends `keys` is used, in name order. */
   of(cluster: string, keys: string[]): GatewayRef[] {
-    const names = new Set(keys.flatMap((k) => [...(this.byKey.get(k)?.get(cluster) ?? [])]));
-    return [...names].sort().map((n) => {
-      const [namespace = "", name = ""] = n.split("/");
-      return { namespace, name };
-    });
+    const named = new Map(keys.flatMap((k) => [...(this.byKey.get(k)?.get(cluster) ?? [])]));
+    return [...named.keys()].sort().map((n) => named.get(n)!);
   }
 }
