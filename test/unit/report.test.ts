@@ -5,30 +5,9 @@
 import { describe, expect, it } from "vitest";
 import { formatReport } from "../../scripts/sync/report";
 import { compileYaml } from "../support/compile-fixture";
+import { XBACKEND_EDGE, XBACKEND_ROUTE } from "../support/xbackend-route";
 
-const EDGE = `apiVersion: kedge.dev/v1alpha1
-kind: EdgeConfig
-metadata: { name: report }
-spec: { gatewayClassName: kedge, clusters: [{ name: c1 }], egress: { allowedHostnames: ["api.partner.example"] } }
-`;
-
-const RESOURCES = `apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: { name: gw, namespace: shop }
-spec: { gatewayClassName: kedge, listeners: [{ name: http, protocol: HTTP, port: 80 }] }
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: { name: web, namespace: shop }
-spec:
-  parentRefs: [{ name: gw }]
-  rules: [{ backendRefs: [{ group: gateway.networking.x-k8s.io, kind: XBackend, name: partner }] }]
----
-apiVersion: gateway.networking.x-k8s.io/v1alpha1
-kind: XBackend
-metadata: { name: partner, namespace: shop }
-spec: { type: ExternalHostname, externalHostname: { hostname: api.partner.example }, port: { port: 443 }, protocol: HTTP, tls: { mode: ServerOnly } }
----
+const RESOURCES = `${XBACKEND_ROUTE}---
 apiVersion: v1
 kind: Service
 metadata: { name: idle, namespace: shop }
@@ -44,7 +23,7 @@ spec:
 
 describe("formatReport", () => {
   it("lists each object with its conditions, and the Gateways a backend object is used through", async () => {
-    const result = await compileYaml(EDGE, { c1: RESOURCES });
+    const result = await compileYaml(XBACKEND_EDGE, { c1: RESOURCES });
     const lines = formatReport({ ...result, skipped: [], clusters: ["c1"] }).split("\n");
     const after = (heading: string) => lines[lines.findIndex((l) => l.startsWith(heading)) + 1];
     expect(lines).toContain("  XBackend shop/partner  Accepted=True");

@@ -10,30 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { writeStatusFiles } from "../../scripts/sync/write-status";
 import { compileYaml } from "../support/compile-fixture";
-
-const EDGE = `apiVersion: kedge.dev/v1alpha1
-kind: EdgeConfig
-metadata: { name: status }
-spec: { gatewayClassName: kedge, clusters: [{ name: c1 }], egress: { allowedHostnames: ["api.partner.example"] } }
-`;
-
-const RESOURCES = `apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: { name: gw, namespace: shop, generation: 3 }
-spec: { gatewayClassName: kedge, listeners: [{ name: http, protocol: HTTP, port: 80 }] }
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: { name: web, namespace: shop, generation: 7 }
-spec:
-  parentRefs: [{ name: gw }]
-  rules: [{ backendRefs: [{ group: gateway.networking.x-k8s.io, kind: XBackend, name: partner }] }]
----
-apiVersion: gateway.networking.x-k8s.io/v1alpha1
-kind: XBackend
-metadata: { name: partner, namespace: shop }
-spec: { type: ExternalHostname, externalHostname: { hostname: api.partner.example }, port: { port: 443 }, protocol: HTTP, tls: { mode: ServerOnly } }
-`;
+import { XBACKEND_EDGE, XBACKEND_ROUTE } from "../support/xbackend-route";
 
 interface Conditioned {
   conditions: Record<string, unknown>[];
@@ -54,7 +31,7 @@ describe("writeStatusFiles", () => {
   const read = (file: string) => parse(readFileSync(join(dir, "c1", file), "utf8")) as StatusDocument;
 
   it("writes each object's status under its own apiVersion and generation", async () => {
-    const { statuses, diagnostics } = await compileYaml(EDGE, { c1: RESOURCES });
+    const { statuses, diagnostics } = await compileYaml(XBACKEND_EDGE, { c1: XBACKEND_ROUTE });
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     const files = writeStatusFiles(dir, statuses, new Date("2026-11-23T10:00:00.123Z"));
     expect(files.map((f) => f.slice(dir.length + 1)).sort()).toEqual([
@@ -154,7 +131,7 @@ spec: { type: ExternalHostname, externalHostname: { hostname: api.partner.exampl
     const c2 = [gateway("gamma"), service("cart"), composite("{ kind: Service, name: cart }"), route("to-shared", "gamma", toShared)].join(
       "---\n",
     );
-    const edge = EDGE.replace("clusters: [{ name: c1 }]", "clusters: [{ name: c1 }, { name: c2 }]");
+    const edge = XBACKEND_EDGE.replace("clusters: [{ name: c1 }]", "clusters: [{ name: c1 }, { name: c2 }]");
     const { statuses, diagnostics } = await compileYaml(edge, { c1, c2 });
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     writeStatusFiles(dir, statuses);
