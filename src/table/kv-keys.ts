@@ -17,6 +17,18 @@ export const KV_KEYS = {
   health: (table: string): string => `health/${table}`,
 } as const;
 
+/**
+ * Read options by key, for the Worker: how long a Cloudflare location may answer a read from its own
+ * cache (KV's default is 60 s). The pointer and the health record change, so they use the shortest KV
+ * allows (30 s): a push or rollback reaches every location within that plus TABLE_REFRESH_SECONDS. A
+ * version's blob and shards never change once written (the pointer names them only after they were
+ * read back), so a location may keep them for a day.
+ */
+export const KV_READ = {
+  changing: { type: "json", cacheTtl: 30 },
+  immutable: { type: "json", cacheTtl: 86_400 },
+} as const;
+
 /** Workers KV's largest value: a table blob above it cannot be stored. */
 export const KV_VALUE_LIMIT_BYTES = 25 * 1024 * 1024;
 

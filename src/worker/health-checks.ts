@@ -5,7 +5,7 @@
  * Cron Triggers fire at most once a minute, so that is the check interval; each run probes at most
  * `maxEndpointsPerRun` endpoints (the least recently checked first) to stay within subrequest limits.
  */
-import { KV_KEYS } from "../table/kv-keys";
+import { KV_KEYS, KV_READ } from "../table/kv-keys";
 import { parseHealthState } from "../table/parse-route-table";
 import type { CompiledEndpoint, CompiledHealthCheck, HealthState } from "../table/route-table";
 import type { Env } from "./env";
@@ -36,7 +36,7 @@ async function probe(p: Probe, bindings: object): Promise<boolean> {
 /** One round of checks for the served table; returns the new health record (also written to KV). */
 export async function runHealthChecks(env: Env, served: ServedTable, now: number): Promise<HealthState | null> {
   if (!served.healthChecks) return null;
-  const previous = parseHealthState(await env.ROUTES.get(KV_KEYS.health(served.name), "json"))?.endpoints ?? {};
+  const previous = parseHealthState(await env.ROUTES.get(KV_KEYS.health(served.name), KV_READ.changing))?.endpoints ?? {};
   const probes = new Map<string, Probe>();
   for (const backend of await served.allBackends()) {
     if (!backend.healthCheck) continue;

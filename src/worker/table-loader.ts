@@ -5,7 +5,7 @@
  * by the served table when a request first needs one.
  */
 import { prepareTable } from "../routing/prepared-table";
-import { KV_KEYS } from "../table/kv-keys";
+import { KV_KEYS, KV_READ } from "../table/kv-keys";
 import { parseHealthState, parseStoredTable, parseTablePointer } from "../table/parse-route-table";
 import { isSharded } from "../table/route-table";
 import type { Env } from "./env";
@@ -32,21 +32,21 @@ async function refresh(env: Env, state: LoaderState): Promise<void> {
   state.checkedAt = Date.now();
   const keeping = () => `keeping ${state.served?.version ?? "no table"}`;
   try {
-    const pointer = parseTablePointer(await env.ROUTES.get(KV_KEYS.current(name), "json"));
+    const pointer = parseTablePointer(await env.ROUTES.get(KV_KEYS.current(name), KV_READ.changing));
     if (!pointer.ok) {
       console.warn(`kedge: table ${name}: pointer unusable (${pointer.reason}); ${keeping()}`);
       return;
     }
     const { version } = pointer.value;
     if (version !== state.served?.version) {
-      const parsed = parseStoredTable(await env.ROUTES.get(KV_KEYS.blob(name, version), "json"));
+      const parsed = parseStoredTable(await env.ROUTES.get(KV_KEYS.blob(name, version), KV_READ.immutable));
       if (!parsed.ok) {
         console.error(`kedge: table ${name}@${version} rejected: ${parsed.reason}; ${keeping()}`);
         return;
       }
       const stored = parsed.value;
       state.served = isSharded(stored)
-        ? new ShardedServedTable(stored, (shard) => env.ROUTES.get(KV_KEYS.shard(name, version, shard), "json"), state.served)
+        ? new ShardedServedTable(stored, (shard) => env.ROUTES.get(KV_KEYS.shard(name, version, shard), KV_READ.immutable), state.served)
         : wholeTable(prepareTable(stored));
       const size = isSharded(stored) ? `${stored.shards.length} shards` : `${stored.rules.length} rules`;
       console.log(`kedge: serving table ${name}@${version} (${size})`);
@@ -61,7 +61,7 @@ async function refresh(env: Env, state: LoaderState): Promise<void> {
 async function refreshHealth(env: Env, served: ServedTable | null): Promise<void> {
   if (!served?.healthChecks) return;
   try {
-    const state = parseHealthState(await env.ROUTES.get(KV_KEYS.health(served.name), "json"));
+    const state = parseHealthState(await env.ROUTES.get(KV_KEYS.health(served.name), KV_READ.changing));
     if (state) served.setUnhealthy(new Set(Object.entries(state.endpoints).flatMap(([id, e]) => (e.healthy ? [] : [id]))));
   } catch (error) {
     console.warn(`kedge: reading health of ${served.name} failed; keeping the last known`, error);
