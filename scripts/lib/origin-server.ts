@@ -1,7 +1,8 @@
 /**
  * @module Loopback HTTP origins standing in for cluster endpoints. Each answers with its cluster,
  * endpoint and the request it saw. Test knobs (as in the Gateway API conformance echo server):
- * `?delay=500ms`, `?status=503`, and `X-Echo-Set-Header: Name:value,Name2:value2`; for retries,
+ * `?delay=500ms`, `?status=503`, `?earlyHints=1` (a 103 before the answer), and
+ * `X-Echo-Set-Header: Name:value,Name2:value2`; for retries,
  * `?status=500&succeedAfter=2&key=K` fails the first 2 requests with key K, then answers 200. Requests
  * carrying `X-Test-Id` are counted: `GET /__origin/count?testId=ID` answers `{"count": n}` (mirror tests).
  * `GET /__origin/health` answers the origin's health status (200), `?set=503` changes it (health-check tests).
@@ -111,6 +112,7 @@ export async function startOrigin(identity: OriginIdentity, port = 0, host = "12
       ...identity,
       request: { method: req.method ?? "", path: url.pathname, query: url.search, headers, bodyBytes },
     };
+    if (url.searchParams.has("earlyHints")) res.writeEarlyHints({ link: "</style.css>; rel=preload" });
     res.writeHead(status >= 200 && status <= 599 ? status : 200, {
       "content-type": "application/json",
       "x-origin-cluster": identity.cluster,

@@ -8,10 +8,17 @@ import { HOP_BY_HOP } from "./forwarding-headers";
 /** Header names in this namespace belong to the gateway; a client's never reach an origin. */
 const INTERNAL_PREFIX = "x-kedge-";
 
+/**
+ * Not hop-by-hop, but not forwarded either: the runtime's front answers a client's `Expect:
+ * 100-continue`, and the body goes upstream at once. Forwarded, it makes the origin send a 100 Continue,
+ * which workerd's fetch() takes for the final response.
+ */
+const EXPECT = "expect";
+
 export interface ClientHeaders {
   /** Total length of names and values. */
   bytes: number;
-  /** Present names to drop on the way upstream: hop-by-hop, those Connection lists, and the gateway's own. */
+  /** Present names to drop on the way upstream: hop-by-hop, those Connection lists, Expect, and the gateway's own. */
   dropped: string[];
   /** A WebSocket upgrade: Upgrade is then forwarded. */
   webSocket: boolean;
@@ -29,7 +36,7 @@ export function scanClientHeaders(headers: Headers): ClientHeaders {
     else if (name === "cf-connecting-ip") scan.connectingIp = value;
     else if (name === "x-forwarded-for") scan.forwardedFor = value;
     else if (name === "upgrade" && value.toLowerCase() === "websocket") scan.webSocket = true;
-    else if (HOP_BY_HOP.has(name) || name.startsWith(INTERNAL_PREFIX)) scan.dropped.push(name);
+    else if (HOP_BY_HOP.has(name) || name === EXPECT || name.startsWith(INTERNAL_PREFIX)) scan.dropped.push(name);
     if (name === "connection") {
       for (const listed of value.split(",")) {
         const token = listed.trim().toLowerCase();

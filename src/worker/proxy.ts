@@ -4,6 +4,7 @@
  */
 import { applyHeaderModifier } from "../routing/header-modifier";
 import type { CompiledEndpoint, CompiledFilter, CompiledRule } from "../table/route-table";
+import { GatewayError } from "./errors";
 import { stripHopByHop } from "./forwarding-headers";
 import { type MirrorContext, sendMirrors } from "./mirror";
 import { readRequestBody } from "./request-body";
@@ -45,6 +46,14 @@ export async function proxyToEndpoint(input: ProxyInput): Promise<{ response: Re
   });
   const { response: answer, endpoint } = sent;
   if (upstream.webSocket && answer.status === 101) return { response: answer, endpoint };
+  if (answer.status < 200) {
+    // workerd's fetch() ends at an interim response (a 103 Early Hints, say): the final one never arrives.
+    await answer.body?.cancel().catch(() => undefined);
+    throw new GatewayError(
+      "UPSTREAM_INTERIM_RESPONSE",
+      `upstream ${endpoint.id} answered with the interim status ${answer.status}, which the runtime's fetch() cannot read past`,
+    );
+  }
   // Re-wrapping copies status and headers natively; only the edits below run in JS.
   const response = new Response(answer.body, answer);
   stripHopByHop(response.headers);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { scanClientHeaders } from "../../src/worker/client-headers";
 
 describe("one pass over the client's headers", () => {
-  it("drops hop-by-hop headers, the names Connection lists, and x-kedge-*, and nothing else", () => {
+  it("drops hop-by-hop headers, the names Connection lists, Expect, and x-kedge-*, and nothing else", () => {
     const scan = scanClientHeaders(
       new Headers({
         connection: "keep-alive, X-Secret",
@@ -12,12 +12,13 @@ describe("one pass over the client's headers", () => {
         "x-kedge-trusted": "yes",
         te: "trailers",
         upgrade: "h2c",
+        expect: "100-continue",
         accept: "*/*",
         "x-custom": "kept",
       }),
     );
     expect(new Set(scan.dropped)).toEqual(
-      new Set(["connection", "keep-alive", "x-secret", "proxy-authorization", "x-kedge-trusted", "te", "upgrade"]),
+      new Set(["connection", "keep-alive", "x-secret", "proxy-authorization", "x-kedge-trusted", "te", "upgrade", "expect"]),
     );
     expect(scan.webSocket).toBe(false);
   });

@@ -34,6 +34,23 @@ describe("proxying", () => {
     expect(echo.request.headers["x-request-id"]).toBe(response.headers.get("x-request-id"));
   });
 
+  it("answers a client's Expect: 100-continue itself: the body reaches the origin without the header", async ({ expect }) => {
+    // A Node origin answers an Expect with 100 Continue, which workerd's fetch() would take for the final answer.
+    await seedYaml(`${infraYaml(inject("originPorts"))}---${route("    - backendRefs: [{ name: infra-backend-v1, port: 8080 }]")}`);
+    const response = await get("/upload", { method: "POST", body: "x".repeat(2048), headers: { expect: "100-continue" } });
+    expect(response.status).toBe(200);
+    const echo = (await response.json()) as Echo;
+    expect(echo.request.bodyBytes).toBe(2048);
+    expect(echo.request.headers.expect).toBeUndefined();
+  });
+
+  it("answers 502 UPSTREAM_INTERIM_RESPONSE when the origin sends an interim 103 first", async ({ expect }) => {
+    await seedYaml(`${infraYaml(inject("originPorts"))}---${route("    - backendRefs: [{ name: infra-backend-v1, port: 8080 }]")}`);
+    const response = await get("/hints?earlyHints=1");
+    expect(response.status).toBe(502);
+    expect(await response.json()).toMatchObject({ error: "UPSTREAM_INTERIM_RESPONSE", message: expect.stringContaining("interim status 103") });
+  });
+
   it("answers 500 for the share of an unresolvable backendRef and for a rule without backends", async ({ expect }) => {
     await seedYaml(
       `${infraYaml(inject("originPorts"))}---${route(`    - matches: [{ path: { type: Exact, value: /missing } }]
