@@ -78,51 +78,79 @@ function ruleSession(
   return compileSession(first.settings, scope, sameSite);
 }
 
+/** One rule, or the first problem that makes it unusable (then it is dropped, not the whole route). */
+function compileRule(
+  ctx: BackendContext,
+  route: Manifest,
+  rule: unknown,
+  i: number,
+): { draft: RuleDraft; unresolved: FieldProblem[]; warnings: FieldProblem[] } | FieldProblem {
+  const at = `spec.rules[${i}]`;
+  if (!isJsonObject(rule)) return { field: at, reason: "UnsupportedValue", message: "rule must be a mapping" };
+  const unresolved: FieldProblem[] = [];
+  const warnings: FieldProblem[] = [];
+  const matches = compileMatches(rule.matches, `${at}.matches`);
+  if (isProblem(matches)) return matches;
+  const filters = compileFilters(rule.filters, `${at}.filters`, filterContext(ctx, route, matches, unresolved, "rule"));
+  if (isProblem(filters)) return filters;
+  const hasRedirect = filters.some((f) => f.type === "RequestRedirect");
+  if (hasRedirect && Array.isArray(rule.backendRefs) && rule.backendRefs.length > 0) {
+    return { field: `${at}.filters`, reason: "UnsupportedValue", message: "RequestRedirect cannot be combined with backendRefs" };
+  }
+  const refs = resolveBackendRefs(ctx, route, rule.backendRefs, `${at}.backendRefs`, matches);
+  if (refs.rejected) return refs.rejected;
+  unresolved.push(...refs.unresolved);
+  const timeouts = compileTimeouts(rule.timeouts, `${at}.timeouts`);
+  if (isProblem(timeouts)) return timeouts;
+  const retry = compileRetry(rule.retry, `${at}.retry`);
+  if (isProblem(retry)) return retry;
+  const session = ruleSession(ctx, route, rule, i, refs.refs, warnings);
+  if (isProblem(session)) return session;
+  const draft: RuleDraft = {
+    index: i,
+    matches,
+    filters,
+    backendRefs: refs.refs,
+    timeouts,
+    ...(retry ? { retry } : {}),
+    ...(session ? { session } : {}),
+  };
+  return { draft, unresolved, warnings };
+}
+
+/**
+ * The route's rules. A rule with an unusable value is dropped and the others are served (the Gateway API's
+ * "Dropped Rule" approach to a partially invalid route); a problem of the rules list itself rejects the route.
+ */
 function compileRules(
   ctx: BackendContext,
   route: Manifest,
-): { rules: RuleDraft[]; unresolved: FieldProblem[]; warnings: FieldProblem[] } | FieldProblem {
+): { rules: RuleDraft[]; dropped: FieldProblem[]; unresolved: FieldProblem[]; warnings: FieldProblem[] } | FieldProblem {
   const raw = route.spec.rules ?? [{}];
   if (!Array.isArray(raw) || raw.length > 16)
     return { field: "spec.rules", reason: "UnsupportedValue", message: "rules must be a list of at most 16" };
   const rules: RuleDraft[] = [];
+  const dropped: FieldProblem[] = [];
   const unresolved: FieldProblem[] = [];
   const warnings: FieldProblem[] = [];
-  let matchCount = 0;
   for (const [i, rule] of raw.entries()) {
-    const at = `spec.rules[${i}]`;
-    if (!isJsonObject(rule)) return { field: at, reason: "UnsupportedValue", message: "rule must be a mapping" };
-    const matches = compileMatches(rule.matches, `${at}.matches`);
-    if (isProblem(matches)) return matches;
-    matchCount += matches.length;
-    const filters = compileFilters(rule.filters, `${at}.filters`, filterContext(ctx, route, matches, unresolved, "rule"));
-    if (isProblem(filters)) return filters;
-    const hasRedirect = filters.some((f) => f.type === "RequestRedirect");
-    if (hasRedirect && Array.isArray(rule.backendRefs) && rule.backendRefs.length > 0) {
-      return { field: `${at}.filters`, reason: "UnsupportedValue", message: "RequestRedirect cannot be combined with backendRefs" };
+    const compiled = compileRule(ctx, route, rule, i);
+    if (isProblem(compiled)) {
+      dropped.push(compiled);
+      continue;
     }
-    const refs = resolveBackendRefs(ctx, route, rule.backendRefs, `${at}.backendRefs`, matches);
-    if (refs.rejected) return refs.rejected;
-    unresolved.push(...refs.unresolved);
-    const timeouts = compileTimeouts(rule.timeouts, `${at}.timeouts`);
-    if (isProblem(timeouts)) return timeouts;
-    const retry = compileRetry(rule.retry, `${at}.retry`);
-    if (isProblem(retry)) return retry;
-    const session = ruleSession(ctx, route, rule, i, refs.refs, warnings);
-    if (isProblem(session)) return session;
-    rules.push({
-      index: i,
-      matches,
-      filters,
-      backendRefs: refs.refs,
-      timeouts,
-      ...(retry ? { retry } : {}),
-      ...(session ? { session } : {}),
-    });
+    rules.push(compiled.draft);
+    unresolved.push(...compiled.unresolved);
+    warnings.push(...compiled.warnings);
   }
-  if (matchCount > 128)
+  if (rules.reduce((n, r) => n + r.matches.length, 0) > 128)
     return { field: "spec.rules", reason: "UnsupportedValue", message: "a route may have at most 128 matches in total" };
-  return { rules, unresolved, warnings };
+  return { rules, dropped, unresolved, warnings };
+}
+
+/** Which rules were dropped and why; the Gateway API asks the message to start with "Dropped Rule". */
+function droppedRulesMessage(dropped: FieldProblem[]): string {
+  return dropped.map((d) => `Dropped Rule ${d.field.match(/^spec\.rules\[(\d+)\]/)?.[1] ?? "?"}: ${d.field}: ${d.message}`).join("; ");
 }
 
 function routeHostnames(route: Manifest): string[] | FieldProblem {
@@ -234,22 +262,34 @@ export function compileHTTPRoutes(
     const status: ResourceStatus = { object: objectRef(route), conditions: [], parents: [] };
     statuses.push(status);
     const rules = isProblem(hostnames) ? hostnames : compileRules(ctx, route);
-    if (isProblem(rules)) {
-      diagnostics.error(route, rules.field, rules.reason, `${rules.message}; the route is not served`);
+    // Every rule dropped is a wholly invalid route: not accepted, each problem named.
+    const rejected = isProblem(rules) ? [rules] : rules.rules.length === 0 ? rules.dropped : [];
+    if (isProblem(rules) || rejected.length > 0) {
+      for (const problem of rejected)
+        diagnostics.error(route, problem.field, problem.reason, `${problem.message}; the route is not served`);
+      const first = rejected[0]!;
       for (const o of outcomes)
         status.parents?.push({
           parentRef: o.parentRef,
-          conditions: [bad("Accepted", rules.reason, rules.message), ok("ResolvedRefs", "ResolvedRefs")],
+          conditions: [bad("Accepted", first.reason, first.message), ok("ResolvedRefs", "ResolvedRefs")],
         });
       continue;
     }
+    for (const d of rules.dropped) {
+      diagnostics.error(route, d.field, d.reason, `${d.message}; this rule is dropped, the route's other rules are served`);
+    }
+    const partiallyInvalid =
+      rules.dropped.length > 0 ? ok("PartiallyInvalid", "UnsupportedValue", droppedRulesMessage(rules.dropped)) : null;
     const resolvedRefs =
       rules.unresolved.length === 0
         ? ok("ResolvedRefs", "ResolvedRefs")
         : bad("ResolvedRefs", rules.unresolved[0]?.reason ?? "BackendNotFound", rules.unresolved.map((u) => u.message).join("; "));
     const attachments: Attachment[] = [];
     for (const o of outcomes) {
-      status.parents?.push({ parentRef: o.parentRef, conditions: [o.condition, resolvedRefs] });
+      // PartiallyInvalid is only ever True, and only beside an accepted parent.
+      const conditions = [o.condition, resolvedRefs];
+      if (partiallyInvalid && o.condition.status === "True") conditions.push(partiallyInvalid);
+      status.parents?.push({ parentRef: o.parentRef, conditions });
       if (o.condition.status === "False") diagnostics.error(route, "spec.parentRefs", o.condition.reason, o.condition.message);
       attachments.push(...o.attachments);
     }

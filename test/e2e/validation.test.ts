@@ -66,6 +66,17 @@ const REJECTED: Record<string, { rule: string; field: string; reason: string; me
   },
 };
 
+/** One valid rule beside an invalid one: the invalid rule is dropped, the valid one serves. */
+const PARTLY_INVALID = `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: partly, namespace: shop }
+spec:
+  parentRefs: [{ name: gw }]
+  rules:
+    - { matches: [{ path: { value: /partly-ok } }], backendRefs: [{ name: web, port: 8080 }] }
+    - { matches: [{ path: { type: RegularExpression, value: "/partly-bad/(a+)+$" } }], backendRefs: [{ name: web, port: 8080 }] }
+`;
+
 const rejectedRoute = (name: string, rule: string) => `apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: { name: ${name}, namespace: shop }
@@ -93,6 +104,7 @@ describe("validation: rejected routes are reported; the rest serves", () => {
         service("web", "shop"),
         endpointSlice({ service: "web", name: "web-1", namespace: "shop", port: origins.web!.port }),
         ...Object.entries(REJECTED).map(([name, r]) => rejectedRoute(name, r.rule)),
+        PARTLY_INVALID,
       ),
     });
     run = await ws.sync();
@@ -111,7 +123,21 @@ describe("validation: rejected routes are reported; the rest serves", () => {
       expect(line, name).toMatch(/the route is not served \(.*clusters\/c1\/app\.yaml:\d+\)/);
       expect(run.stdout, name).toMatch(new RegExp(`parent shop/gw: Accepted=False ${r.reason}`));
     }
-    expect(run.stdout).toMatch(new RegExp(`${Object.keys(REJECTED).length} rejected`));
+    expect(run.stdout).toMatch(new RegExp(`${Object.keys(REJECTED).length + 1} rejected`));
+  });
+
+  it("a route with one invalid rule keeps its valid rule: the invalid one is dropped and reported", async ({ expect }) => {
+    expect(run.stdout).toMatch(/parent shop\/gw: Accepted=True {2}ResolvedRefs=True {2}PartiallyInvalid=True UnsupportedValue/);
+    const line = run.stdout.split("\n").find((l) => l.includes("✗ HTTPRoute shop/partly "));
+    expect(line).toMatch(
+      /spec\.rules\[1\]\.matches\[0\]\.path\.value: UnsupportedValue: .*this rule is dropped, the route's other rules are served/,
+    );
+    const ok = await gateway.miniflare.dispatchFetch("http://shop.example.com/partly-ok");
+    expect(ok.status).toBe(200);
+    await ok.arrayBuffer();
+    const dropped = await gateway.miniflare.dispatchFetch("http://shop.example.com/partly-bad/aaa");
+    expect(dropped.status).toBe(404);
+    await dropped.arrayBuffer();
   });
 
   it("the valid route serves and the rejected ones are not served", async ({ expect }) => {
