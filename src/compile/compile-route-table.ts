@@ -83,6 +83,7 @@ function emitRoute(draft: RouteDraft, clusterOrder: number, rules: CompiledRule[
         timeouts: rule.timeouts,
         ...(rule.retry ? { retry: rule.retry } : {}),
         ...(rule.session ? { session: rule.session } : {}),
+        ...(rule.invalid ? { invalid: rule.invalid } : {}),
       });
       rule.matches.forEach((m, j) => {
         const match: CompiledMatch = { id: `${id}/match/${j}`, rule: ruleIndex, ...m };

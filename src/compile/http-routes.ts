@@ -19,6 +19,8 @@ import { compileTimeouts } from "./timeouts";
 export interface RuleDraft {
   index: number;
   matches: MatchDraft[];
+  /** Why the rule is unusable though its matches are valid: it keeps its matches and answers 500. */
+  invalid?: string;
   filters: CompiledFilter[];
   backendRefs: CompiledBackendRef[];
   timeouts?: { requestMs?: number; backendRequestMs?: number };
@@ -78,19 +80,32 @@ function ruleSession(
   return compileSession(first.settings, scope, sameSite);
 }
 
-/** One rule, or the first problem that makes it unusable (then it is dropped, not the whole route). */
+/** One rule, or the first problem that makes it unusable (with its matches, when those are valid). */
 function compileRule(
   ctx: BackendContext,
   route: Manifest,
   rule: unknown,
   i: number,
+): { draft: RuleDraft; unresolved: FieldProblem[]; warnings: FieldProblem[] } | { problem: FieldProblem; matches?: MatchDraft[] } {
+  const at = `spec.rules[${i}]`;
+  if (!isJsonObject(rule)) return { problem: { field: at, reason: "UnsupportedValue", message: "rule must be a mapping" } };
+  const matches = compileMatches(rule.matches, `${at}.matches`);
+  if (isProblem(matches)) return { problem: matches };
+  const rest = compileRuleBody(ctx, route, rule, i, matches);
+  return isProblem(rest) ? { problem: rest, matches } : rest;
+}
+
+/** Everything of a rule after its matches: filters, backendRefs, timeouts, retry, session persistence. */
+function compileRuleBody(
+  ctx: BackendContext,
+  route: Manifest,
+  rule: Record<string, unknown>,
+  i: number,
+  matches: MatchDraft[],
 ): { draft: RuleDraft; unresolved: FieldProblem[]; warnings: FieldProblem[] } | FieldProblem {
   const at = `spec.rules[${i}]`;
-  if (!isJsonObject(rule)) return { field: at, reason: "UnsupportedValue", message: "rule must be a mapping" };
   const unresolved: FieldProblem[] = [];
   const warnings: FieldProblem[] = [];
-  const matches = compileMatches(rule.matches, `${at}.matches`);
-  if (isProblem(matches)) return matches;
   const filters = compileFilters(rule.filters, `${at}.filters`, filterContext(ctx, route, matches, unresolved, "rule"));
   if (isProblem(filters)) return filters;
   const hasRedirect = filters.some((f) => f.type === "RequestRedirect");
@@ -120,37 +135,53 @@ function compileRule(
 
 /**
  * The route's rules. A rule with an unusable value is dropped and the others are served (the Gateway API's
- * "Dropped Rule" approach to a partially invalid route); a problem of the rules list itself rejects the route.
+ * "Dropped Rule" approach to a partially invalid route); when the dropped rule's matches are valid they stay,
+ * answering 500, so its requests never reach another rule without its filters. A problem of the rules list
+ * itself, or every rule invalid, rejects the route.
  */
 function compileRules(
   ctx: BackendContext,
   route: Manifest,
-): { rules: RuleDraft[]; dropped: FieldProblem[]; unresolved: FieldProblem[]; warnings: FieldProblem[] } | FieldProblem {
+): { rules: RuleDraft[]; dropped: DroppedRule[]; unresolved: FieldProblem[]; warnings: FieldProblem[] } | FieldProblem {
   const raw = route.spec.rules ?? [{}];
   if (!Array.isArray(raw) || raw.length > 16)
     return { field: "spec.rules", reason: "UnsupportedValue", message: "rules must be a list of at most 16" };
   const rules: RuleDraft[] = [];
-  const dropped: FieldProblem[] = [];
+  const dropped: DroppedRule[] = [];
   const unresolved: FieldProblem[] = [];
   const warnings: FieldProblem[] = [];
+  const invalid: RuleDraft[] = [];
   for (const [i, rule] of raw.entries()) {
     const compiled = compileRule(ctx, route, rule, i);
-    if (isProblem(compiled)) {
-      dropped.push(compiled);
+    if ("problem" in compiled) {
+      const { problem, matches } = compiled;
+      dropped.push({ ...problem, index: i, answers500: matches !== undefined });
+      if (matches) invalid.push({ index: i, matches, invalid: `${problem.field}: ${problem.message}`, filters: [], backendRefs: [] });
       continue;
     }
     rules.push(compiled.draft);
     unresolved.push(...compiled.unresolved);
     warnings.push(...compiled.warnings);
   }
+  // With no valid rule left the route is rejected; otherwise the invalid rules keep their place and answer 500.
+  if (rules.length > 0) rules.push(...invalid);
+  rules.sort((a, b) => a.index - b.index);
   if (rules.reduce((n, r) => n + r.matches.length, 0) > 128)
     return { field: "spec.rules", reason: "UnsupportedValue", message: "a route may have at most 128 matches in total" };
   return { rules, dropped, unresolved, warnings };
 }
 
+/** A rule left out of its route, and whether its (valid) matches stay to answer 500. */
+interface DroppedRule extends FieldProblem {
+  index: number;
+  answers500: boolean;
+}
+
+const droppedEffect = (d: DroppedRule) => (d.answers500 ? "its requests answer 500" : "its matches are not served");
+
 /** Which rules were dropped and why; the Gateway API asks the message to start with "Dropped Rule". */
-function droppedRulesMessage(dropped: FieldProblem[]): string {
-  return dropped.map((d) => `Dropped Rule ${d.field.match(/^spec\.rules\[(\d+)\]/)?.[1] ?? "?"}: ${d.field}: ${d.message}`).join("; ");
+function droppedRulesMessage(dropped: DroppedRule[]): string {
+  return dropped.map((d) => `Dropped Rule ${d.index} (${droppedEffect(d)}): ${d.field}: ${d.message}`).join("; ");
 }
 
 function routeHostnames(route: Manifest): string[] | FieldProblem {
@@ -263,7 +294,7 @@ export function compileHTTPRoutes(
     statuses.push(status);
     const rules = isProblem(hostnames) ? hostnames : compileRules(ctx, route);
     // Every rule dropped is a wholly invalid route: not accepted, each problem named.
-    const rejected = isProblem(rules) ? [rules] : rules.rules.length === 0 ? rules.dropped : [];
+    const rejected = isProblem(rules) ? [rules] : rules.rules.every((r) => r.invalid) ? rules.dropped : [];
     if (isProblem(rules) || rejected.length > 0) {
       for (const problem of rejected)
         diagnostics.error(route, problem.field, problem.reason, `${problem.message}; the route is not served`);
@@ -276,7 +307,7 @@ export function compileHTTPRoutes(
       continue;
     }
     for (const d of rules.dropped) {
-      diagnostics.error(route, d.field, d.reason, `${d.message}; this rule is dropped, the route's other rules are served`);
+      diagnostics.error(route, d.field, d.reason, `${d.message}; this rule is dropped (${droppedEffect(d)}), the route's other rules are served`);
     }
     const partiallyInvalid =
       rules.dropped.length > 0 ? ok("PartiallyInvalid", "UnsupportedValue", droppedRulesMessage(rules.dropped)) : null;

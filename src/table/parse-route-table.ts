@@ -60,7 +60,13 @@ export function parseRouteTable(raw: unknown): ParseResult<RouteTable> {
     }
   }
   for (const [i, r] of rules.entries()) {
-    if (!isObject(r) || !isString(r.id) || !Array.isArray(r.backendRefs) || !Array.isArray(r.filters)) {
+    if (
+      !isObject(r) ||
+      !isString(r.id) ||
+      !Array.isArray(r.backendRefs) ||
+      !Array.isArray(r.filters) ||
+      (r.invalid !== undefined && !isString(r.invalid))
+    ) {
       return { ok: false, reason: `rule ${i} is malformed` };
     }
     const session = r.session;

@@ -134,6 +134,12 @@ export interface CompiledRule {
   timeouts?: { requestMs?: number; backendRequestMs?: number };
   retry?: CompiledRetry;
   session?: CompiledSession;
+  /**
+   * Set when the sync found the rule unusable (an invalid filter, backendRef list, timeout...) but its
+   * matches valid: the requests it matches are answered 500 rather than falling through to another rule
+   * that would serve them without the rule's filters.
+   */
+  invalid?: string;
 }
 
 /** One reachable endpoint of a backend. */

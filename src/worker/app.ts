@@ -74,6 +74,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
       prepared &&
       matchRequest(prepared, { protocol, host, path, method, headers: request.headers, query: lazyQuery(line.search), port: line.port });
     if (!prepared || !match) throw new GatewayError("ROUTE_NOT_FOUND", `no route matches ${method} ${host}${path}`);
+    if (match.rule.invalid) throw new GatewayError("INVALID_RULE", `rule ${match.rule.id} was rejected at sync (${match.rule.invalid})`);
     const redirectTo = (filter: CompiledFilter | undefined): Response | null => {
       if (filter?.type !== "RequestRedirect") return null;
       const facts = { scheme, host, path, search: line.search, listenerPort: match.rule.listenerPort } as const;

@@ -66,15 +66,23 @@ const REJECTED: Record<string, { rule: string; field: string; reason: string; me
   },
 };
 
-/** One valid rule beside an invalid one: the invalid rule is dropped, the valid one serves. */
+/**
+ * Valid rules beside invalid ones: the invalid rules are dropped and the valid ones serve. The rule with
+ * an unsafe regex matches nothing; the rule with a bad filter keeps its match and answers 500, so its
+ * requests never reach the route's catch-all rule without the filter.
+ */
 const PARTLY_INVALID = `apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: { name: partly, namespace: shop }
 spec:
   parentRefs: [{ name: gw }]
   rules:
-    - { matches: [{ path: { value: /partly-ok } }], backendRefs: [{ name: web, port: 8080 }] }
-    - { matches: [{ path: { type: RegularExpression, value: "/partly-bad/(a+)+$" } }], backendRefs: [{ name: web, port: 8080 }] }
+    - { matches: [{ path: { value: /partly/ok } }], backendRefs: [{ name: web, port: 8080 }] }
+    - { matches: [{ path: { type: RegularExpression, value: "/partly/bad/(a+)+$" } }], backendRefs: [{ name: web, port: 8080 }] }
+    - matches: [{ path: { value: /partly/guarded } }]
+      filters: [{ type: RequestHeaderModifier, requestHeaderModifier: { set: [{ name: X-A, value: "a\\r\\nInjected: 1" }] } }]
+      backendRefs: [{ name: web, port: 8080 }]
+    - { matches: [{ path: { value: /partly } }], backendRefs: [{ name: web, port: 8080 }] }
 `;
 
 const rejectedRoute = (name: string, rule: string) => `apiVersion: gateway.networking.k8s.io/v1
@@ -123,21 +131,27 @@ describe("validation: rejected routes are reported; the rest serves", () => {
       expect(line, name).toMatch(/the route is not served \(.*clusters\/c1\/app\.yaml:\d+\)/);
       expect(run.stdout, name).toMatch(new RegExp(`parent shop/gw: Accepted=False ${r.reason}`));
     }
-    expect(run.stdout).toMatch(new RegExp(`${Object.keys(REJECTED).length + 1} rejected`));
+    expect(run.stdout).toMatch(new RegExp(`${Object.keys(REJECTED).length + 2} rejected`));
   });
 
-  it("a route with one invalid rule keeps its valid rule: the invalid one is dropped and reported", async ({ expect }) => {
+  it("a route with invalid rules keeps its valid ones; a dropped rule's valid matches answer 500", async ({ expect }) => {
     expect(run.stdout).toMatch(/parent shop\/gw: Accepted=True {2}ResolvedRefs=True {2}PartiallyInvalid=True UnsupportedValue/);
-    const line = run.stdout.split("\n").find((l) => l.includes("✗ HTTPRoute shop/partly "));
-    expect(line).toMatch(
-      /spec\.rules\[1\]\.matches\[0\]\.path\.value: UnsupportedValue: .*this rule is dropped, the route's other rules are served/,
+    const lines = run.stdout.split("\n").filter((l) => l.includes("✗ HTTPRoute shop/partly "));
+    expect(lines[0]).toMatch(
+      /spec\.rules\[1\]\.matches\[0\]\.path\.value: UnsupportedValue: .*this rule is dropped \(its matches are not served\)/,
     );
-    const ok = await gateway.miniflare.dispatchFetch("http://shop.example.com/partly-ok");
-    expect(ok.status).toBe(200);
-    await ok.arrayBuffer();
-    const dropped = await gateway.miniflare.dispatchFetch("http://shop.example.com/partly-bad/aaa");
-    expect(dropped.status).toBe(404);
-    await dropped.arrayBuffer();
+    expect(lines[1]).toMatch(
+      /spec\.rules\[2\]\.filters\[0\]\.requestHeaderModifier\.set\[0\]\.value: UnsupportedValue: .*this rule is dropped \(its requests answer 500\)/,
+    );
+    const answers = async (path: string) => {
+      const response = await gateway.miniflare.dispatchFetch(`http://shop.example.com${path}`);
+      return { status: response.status, body: (await response.json()) as { error?: string; endpoint?: string } };
+    };
+    expect(await answers("/partly/ok")).toMatchObject({ status: 200, body: { endpoint: "web" } });
+    // The regex rule matches nothing: its path goes to the route's catch-all.
+    expect(await answers("/partly/bad/aaa")).toMatchObject({ status: 200, body: { endpoint: "web" } });
+    // The bad filter's rule refuses its requests rather than let the catch-all serve them without the filter.
+    expect(await answers("/partly/guarded/x")).toMatchObject({ status: 500, body: { error: "INVALID_RULE" } });
   });
 
   it("the valid route serves and the rejected ones are not served", async ({ expect }) => {
