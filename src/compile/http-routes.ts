@@ -293,8 +293,8 @@ export function compileHTTPRoutes(
     const status: ResourceStatus = { object: objectRef(route), conditions: [], parents: [] };
     statuses.push(status);
     const rules = isProblem(hostnames) ? hostnames : compileRules(ctx, route);
-    // Every rule dropped is a wholly invalid route: not accepted, each problem named.
-    const rejected = isProblem(rules) ? [rules] : rules.rules.every((r) => r.invalid) ? rules.dropped : [];
+    // No valid rule left is a wholly invalid route: not accepted, each problem named.
+    const rejected = isProblem(rules) ? [rules] : rules.rules.length === 0 ? rules.dropped : [];
     if (isProblem(rules) || rejected.length > 0) {
       for (const problem of rejected)
         diagnostics.error(route, problem.field, problem.reason, `${problem.message}; the route is not served`);
@@ -307,7 +307,12 @@ export function compileHTTPRoutes(
       continue;
     }
     for (const d of rules.dropped) {
-      diagnostics.error(route, d.field, d.reason, `${d.message}; this rule is dropped (${droppedEffect(d)}), the route's other rules are served`);
+      diagnostics.error(
+        route,
+        d.field,
+        d.reason,
+        `${d.message}; this rule is dropped (${droppedEffect(d)}), the route's other rules are served`,
+      );
     }
     const partiallyInvalid =
       rules.dropped.length > 0 ? ok("PartiallyInvalid", "UnsupportedValue", droppedRulesMessage(rules.dropped)) : null;

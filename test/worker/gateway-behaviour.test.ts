@@ -48,7 +48,10 @@ describe("proxying", () => {
     await seedYaml(`${infraYaml(inject("originPorts"))}---${route("    - backendRefs: [{ name: infra-backend-v1, port: 8080 }]")}`);
     const response = await get("/hints?earlyHints=1");
     expect(response.status).toBe(502);
-    expect(await response.json()).toMatchObject({ error: "UPSTREAM_INTERIM_RESPONSE", message: expect.stringContaining("interim status 103") });
+    expect(await response.json()).toMatchObject({
+      error: "UPSTREAM_INTERIM_RESPONSE",
+      message: expect.stringContaining("interim status 103"),
+    });
   });
 
   it("answers 500 for the share of an unresolvable backendRef and for a rule without backends", async ({ expect }) => {
