@@ -12,6 +12,7 @@ import {
   type Protocol,
   type RouteTable,
   SCHEMA_VERSION,
+  takesNewTraffic,
 } from "../table/route-table";
 import { BackendAncestors, backendsOfRule } from "./backend-ancestors";
 import { CompositeBackends } from "./composite-backends";
@@ -135,6 +136,18 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
   const attachments = routes.flatMap((r) => emitRoute(r, clusterOrder.get(r.manifest.cluster) ?? 0, rules, matches));
   const served = listeners.filter(isServed);
   const used = new Set(rules.flatMap(backendsOfRule));
+  // A used backend without an endpoint that takes traffic answers 503 at the edge: say so at sync too.
+  for (const id of used) {
+    const backend = backends.get(id);
+    if (!backend || backend.endpoints.some(takesNewTraffic)) continue;
+    const { cluster, kind, namespace, name } = backend.source;
+    diagnostics.warn(
+      index.get(cluster, kind, namespace, name) ?? backend.source,
+      undefined,
+      "NoReadyEndpoints",
+      `${kind} ${namespace}/${name} (port ${backend.port}) has no ready endpoint; requests for it answer 503`,
+    );
+  }
   const hosts: RouteTable["hosts"] = {};
   for (const protocol of ["HTTP", "HTTPS"] as Protocol[]) {
     if (served.some((l) => l.protocol === protocol)) hosts[protocol] = buildHostIndex(protocol, served, attachments);

@@ -5,7 +5,15 @@
 import { buildCandidateSet, type CandidateSet } from "./candidate-set";
 import { type EndpointPool, PoolCache, poolOf } from "./locality";
 import { type WeightedChoice, weightedChoice } from "./weighted-choice";
-import type { CompiledBackend, CompiledMatch, CompiledRule, HostIndex, Protocol, RouteTable } from "../table/route-table";
+import {
+  type CompiledBackend,
+  type CompiledMatch,
+  type CompiledRule,
+  type HostIndex,
+  type Protocol,
+  type RouteTable,
+  takesNewTraffic,
+} from "../table/route-table";
 
 export interface PreparedHostIndex {
   exact: Map<string, CandidateSet>;
@@ -67,7 +75,7 @@ export function prepareTable(table: RouteTable): PreparedTable {
   const matches = table.matches.map(prepareMatch);
   const backends = new Map<string, PreparedBackend>();
   for (const backend of Object.values(table.backends)) {
-    const eligible = backend.endpoints.filter((e) => e.ready && !e.terminating && e.weight > 0);
+    const eligible = backend.endpoints.filter(takesNewTraffic);
     backends.set(backend.id, { backend, pool: poolOf(eligible), nearby: new PoolCache() });
   }
   return {

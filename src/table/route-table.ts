@@ -162,6 +162,9 @@ export interface CompiledEndpoint {
   external?: true;
 }
 
+/** Whether an endpoint takes new traffic: ready, not terminating, weight above 0. */
+export const takesNewTraffic = (e: CompiledEndpoint): boolean => e.ready && !e.terminating && e.weight > 0;
+
 /** Where a cluster runs, in the terms Cloudflare gives each request (`request.cf`). */
 export interface ClusterLocality {
   /** Two-letter continent code as in `request.cf.continent` (NA, EU, AS, OC, SA, AF, AN). */

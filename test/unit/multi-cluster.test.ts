@@ -129,6 +129,21 @@ describe("CompositeBackend", () => {
   });
 });
 
+describe("backends without endpoints", () => {
+  it("a used Service with no endpoint that takes traffic is a NoReadyEndpoints warning; one ready endpoint anywhere is enough", async ({
+    expect,
+  }) => {
+    const { diagnostics } = await compileYaml(EDGE, {
+      east: [route("{ name: idle, port: 8080 }, { name: web, port: 8080 }"), backend("idle", [1001], [1001]), backend("web", [1002])].join(
+        "---\n",
+      ),
+    });
+    expect(diagnostics.filter((d) => d.reason === "NoReadyEndpoints").map((d) => [d.severity, d.object.name, d.message])).toEqual([
+      ["warning", "idle", "Service app/idle (port 8080) has no ready endpoint; requests for it answer 503"],
+    ]);
+  });
+});
+
 describe("ServiceImport", () => {
   const EXPORT = `
 apiVersion: multicluster.x-k8s.io/v1alpha1
