@@ -137,15 +137,15 @@ function compileRuleBody(
  * The route's rules. A rule with an unusable value is dropped and the others are served (the Gateway API's
  * "Dropped Rule" approach to a partially invalid route); when the dropped rule's matches are valid they stay,
  * answering 500, so its requests never reach another rule without its filters. A problem of the rules list
- * itself, or every rule invalid, rejects the route.
+ * itself, or no valid rule left, rejects the route: then the problems are returned.
  */
 function compileRules(
   ctx: BackendContext,
   route: Manifest,
-): { rules: RuleDraft[]; dropped: DroppedRule[]; unresolved: FieldProblem[]; warnings: FieldProblem[] } | FieldProblem {
+): { rules: RuleDraft[]; dropped: DroppedRule[]; unresolved: FieldProblem[]; warnings: FieldProblem[] } | FieldProblem[] {
   const raw = route.spec.rules ?? [{}];
   if (!Array.isArray(raw) || raw.length > 16)
-    return { field: "spec.rules", reason: "UnsupportedValue", message: "rules must be a list of at most 16" };
+    return [{ field: "spec.rules", reason: "UnsupportedValue", message: "rules must be a list of at most 16" }];
   const rules: RuleDraft[] = [];
   const dropped: DroppedRule[] = [];
   const unresolved: FieldProblem[] = [];
@@ -163,11 +163,12 @@ function compileRules(
     unresolved.push(...compiled.unresolved);
     warnings.push(...compiled.warnings);
   }
-  // With no valid rule left the route is rejected; otherwise the invalid rules keep their place and answer 500.
-  if (rules.length > 0) rules.push(...invalid);
+  if (rules.length === 0 && dropped.length > 0) return dropped;
+  // The invalid rules keep their place among the valid ones and answer 500.
+  rules.push(...invalid);
   rules.sort((a, b) => a.index - b.index);
   if (rules.reduce((n, r) => n + r.matches.length, 0) > 128)
-    return { field: "spec.rules", reason: "UnsupportedValue", message: "a route may have at most 128 matches in total" };
+    return [{ field: "spec.rules", reason: "UnsupportedValue", message: "a route may have at most 128 matches in total" }];
   return { rules, dropped, unresolved, warnings };
 }
 
@@ -292,13 +293,11 @@ export function compileHTTPRoutes(
     }
     const status: ResourceStatus = { object: objectRef(route), conditions: [], parents: [] };
     statuses.push(status);
-    const rules = isProblem(hostnames) ? hostnames : compileRules(ctx, route);
-    // No valid rule left is a wholly invalid route: not accepted, each problem named.
-    const rejected = isProblem(rules) ? [rules] : rules.rules.length === 0 ? rules.dropped : [];
-    if (isProblem(rules) || rejected.length > 0) {
-      for (const problem of rejected)
-        diagnostics.error(route, problem.field, problem.reason, `${problem.message}; the route is not served`);
-      const first = rejected[0]!;
+    const rules = isProblem(hostnames) ? [hostnames] : compileRules(ctx, route);
+    // A rejected route: not accepted, each problem named.
+    if (Array.isArray(rules)) {
+      for (const problem of rules) diagnostics.error(route, problem.field, problem.reason, `${problem.message}; the route is not served`);
+      const first = rules[0]!;
       for (const o of outcomes)
         status.parents?.push({
           parentRef: o.parentRef,
