@@ -72,7 +72,9 @@ export async function startOrigin(identity: OriginIdentity, port = 0, host = "12
   const seenTestIds = new Map<string, number>();
   let healthStatus = 200;
   const server: Server = createServer(async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://origin");
+    // Appended, not resolved: a request target "//a/b" is the path "//a/b", not the host "a".
+    const target = req.url ?? "/";
+    const url = new URL(target.startsWith("/") ? `http://origin${target}` : target);
     if (url.pathname === "/__origin/count") {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ count: seenTestIds.get(url.searchParams.get("testId") ?? "") ?? 0 }));
