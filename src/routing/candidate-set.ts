@@ -203,8 +203,9 @@ export function firstHolding(set: CandidateSet, matches: PreparedMatch[], req: R
   const max = keyLengths.length - 1;
   if (max > 0) {
     let key = stepKey(KEY_START, 47); // "/"
+    const end = Math.min(path.length, max + 1);
     let i = 1;
-    for (; i < path.length && i <= max; i++) {
+    for (; i < end; i++) {
       const c = path.charCodeAt(i);
       // key is that of path[0, i): at a "/", a directory of the path.
       const has = c === 47 ? keyLengths[i]! : 0;
