@@ -17,7 +17,7 @@ const WRANGLER = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.j
 /** What local mode prints, with exit 0, for a key that is not there. */
 const LOCAL_NOT_FOUND = "Value not found\n";
 
-interface Run {
+export interface Run {
   code: number;
   stdout: string;
   stderr: string;
@@ -41,6 +41,23 @@ function wrangler(args: string[]): Promise<Run> {
   });
 }
 
+/** Colour codes in wrangler's output (it colours even when piped). */
+const ANSI_COLOUR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
+
+/**
+ * What wrangler said went wrong: its `✘ [ERROR]` lines, else its last lines. Its closing notice about
+ * the log file, npm's warnings and blank lines are dropped; they would otherwise be all a user sees.
+ */
+export function wranglerProblem(run: Run): string {
+  const lines = `${run.stderr}\n${run.stdout}`
+    .replace(ANSI_COLOUR, "")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("🪵") && !line.startsWith("npm warn"));
+  const errors = lines.filter((line) => line.includes("[ERROR]")).map((line) => line.replace(/^.*?\[ERROR\]\s*/, ""));
+  return (errors.length > 0 ? errors : lines.slice(-3)).join(" ");
+}
+
 /**
  * `target` is `--remote` for a push; tests give `--local --persist-to DIR`, which runs the same commands
  * against local state, offline.
@@ -50,7 +67,7 @@ export function openRemoteKv(namespaceId: string, wranglerConfig: string, target
   const common = ["--namespace-id", namespaceId, ...target, "--config", wranglerConfig];
   const fail = (what: string, run: Run): never => {
     throw new UserError(
-      `wrangler ${what} failed (exit ${run.code}): ${(run.stderr || run.stdout).trim().split("\n").slice(-3).join(" ")}`,
+      `wrangler ${what} failed (exit ${run.code}): ${wranglerProblem(run)}`,
       "check `npx wrangler whoami` and the kv_namespaces id in wrangler.toml",
     );
   };

@@ -21,11 +21,16 @@ export interface CliRun {
 }
 
 /** Runs a project command (e.g. scripts/sync.ts) as a child process, the way `npm run sync` does. */
-export function runScript(script: string, args: string[], options: { timeoutMs?: number } = {}): Promise<CliRun> {
+export function runScript(
+  script: string,
+  args: string[],
+  options: { timeoutMs?: number; env?: Record<string, string | undefined> } = {},
+): Promise<CliRun> {
   return new Promise((resolveRun, reject) => {
     const child = spawn(process.execPath, [RUN_BUNDLED, join(ROOT, script), ...args], {
       cwd: ROOT,
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+      // An undefined value leaves that variable out.
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", ...options.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
