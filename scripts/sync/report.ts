@@ -7,6 +7,7 @@ const objectName = (o: ObjectRef) => `${o.kind} ${o.namespace}/${o.name}`;
 const where = (o: ObjectRef) => (o.file ? ` (${o.file}${o.line ? `:${o.line}` : ""})` : "");
 const conditionText = (c: Condition) => `${c.type}=${c.status}${c.status === "True" && c.reason === c.type ? "" : ` ${c.reason}`}`;
 const SYMBOL = { error: "✗", warning: "!", info: "·" } as const;
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
 export interface ReportInput {
   table: RouteTable;
@@ -50,6 +51,7 @@ export function formatReport(input: ReportInput): string {
   for (const s of input.skipped) lines.push(`! ${s.file}:${s.line}: ${s.message}; skipped`);
   const errors = input.diagnostics.filter((d) => d.severity === "error").length;
   const warnings = input.diagnostics.filter((d) => d.severity === "warning").length + input.skipped.length;
-  lines.push("", `${errors} rejected, ${warnings} warnings`);
+  // Errors, not objects: a route can have several, and one with a dropped rule is still served.
+  lines.push("", `${count(errors, "error")}, ${count(warnings, "warning")}`);
   return lines.join("\n");
 }

@@ -31,6 +31,25 @@ describe("formatReport", () => {
     expect(lines).toContain("  BackendLBPolicy shop/idle-sticky  Accepted=True");
     expect(after("  BackendLBPolicy shop/idle-sticky")).toBe("    used through no Gateway of this cluster");
     expect(after("  HTTPRoute shop/web")).toBe("    parent shop/gw: Accepted=True  ResolvedRefs=True");
-    expect(lines.at(-1)).toBe("0 rejected, 0 warnings");
+    expect(lines.at(-1)).toBe("0 errors, 0 warnings");
+  });
+
+  it("counts errors, not rejected objects: a route whose one rule was dropped is still served", async () => {
+    const partly = `${RESOURCES}---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: partly, namespace: shop }
+spec:
+  parentRefs: [{ name: gw }]
+  rules:
+    - matches: [{ path: { type: PathPrefix, value: /partly } }]
+      backendRefs: [{ name: idle, port: 80 }]
+    - matches: [{ path: { type: PathPrefix, value: /bad } }]
+      backendRefs: [{ name: idle, port: 80, weight: -1 }]
+`;
+    const result = await compileYaml(XBACKEND_EDGE, { c1: partly });
+    const lines = formatReport({ ...result, skipped: [], clusters: ["c1"] }).split("\n");
+    expect(lines).toContain("    parent shop/gw: Accepted=True  ResolvedRefs=True  PartiallyInvalid=True UnsupportedValue");
+    expect(lines.at(-1)).toMatch(/^1 error, \d+ warnings?$/);
   });
 });
