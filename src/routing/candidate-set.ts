@@ -26,13 +26,13 @@ export interface CandidateSet {
   /** Match indexes in precedence order. */
   all: number[];
   /** Exact path value → positions. */
-  exact: Map<string, Positions>;
+  exact: ReadonlyMap<string, Positions>;
   /** The PathPrefix "/" (every path) → positions. */
   rootPrefix: Positions | undefined;
   /** pathKey(PathPrefix value) → positions; values whose keys collide share a list, and matchHolds tells them apart. */
-  prefix: Map<number, Positions>;
+  prefix: ReadonlyMap<number, Positions>;
   /** pathKey of the literal directory a regular expression can only match below ("/api/v1" for `/api/v1/[0-9]+`) → positions. */
-  regexDir: Map<number, Positions>;
+  regexDir: ReadonlyMap<number, Positions>;
   /** By length: HAS_PREFIX and/or HAS_REGEX_DIR when some key of that length exists, so only those lengths are looked up. */
   keyLengths: Uint8Array;
   /** Every other candidate. */
@@ -110,48 +110,65 @@ function splitByHeader(positions: number[], all: number[], matches: CompiledMatc
   return split;
 }
 
+/** A short list's buckets: firstHolding scans it in order and looks at none of them. */
+const NO_PATHS: ReadonlyMap<string, Positions> = new Map();
+const NO_KEYS: ReadonlyMap<number, Positions> = new Map();
+const NO_LENGTHS = new Uint8Array(0);
+
 export function buildCandidateSet(all: number[], matches: CompiledMatch[]): CandidateSet {
-  const exact = new Map<string, number[]>();
+  if (all.length <= SCAN_BELOW) {
+    return { all, exact: NO_PATHS, rootPrefix: undefined, prefix: NO_KEYS, regexDir: NO_KEYS, keyLengths: NO_LENGTHS, other: [] };
+  }
+  const exact = new Map<string, Positions>();
   const rootPrefix: number[] = [];
-  const prefix = new Map<number, number[]>();
-  const regexDir = new Map<number, number[]>();
+  const prefix = new Map<number, Positions>();
+  const regexDir = new Map<number, Positions>();
   const other: number[] = [];
-  const prefixLengths = new Set<number>();
-  const regexDirLengths = new Set<number>();
-  const into = <K>(bucket: Map<K, number[]>, key: K, position: number) => {
-    const list = bucket.get(key);
+  // Flags by key length, grown as keys come (a host's longest prefix is rarely above a few dozen characters).
+  let keyLengths = new Uint8Array(32);
+  const into = <K>(bucket: Map<K, Positions>, key: K, position: number, length?: number, flag?: number) => {
+    const list = bucket.get(key) as number[] | undefined;
     if (list) list.push(position);
     else bucket.set(key, [position]);
+    if (length === undefined || flag === undefined) return;
+    if (length >= keyLengths.length) {
+      const grown = new Uint8Array(Math.max(length + 1, keyLengths.length * 2));
+      grown.set(keyLengths);
+      keyLengths = grown;
+    }
+    keyLengths[length]! |= flag;
   };
-  all.forEach((matchIndex, position) => {
-    const path = matches[matchIndex]!.path;
+  for (let position = 0; position < all.length; position++) {
+    const path = matches[all[position]!]!.path;
     if (path.type === "Exact") into(exact, path.value, position);
     else if (path.type === "PathPrefix" && path.value === "/") rootPrefix.push(position);
     // Compiled prefixes carry no trailing slash (except "/"); anything else is left to the residual scan.
-    else if (path.type === "PathPrefix" && !path.value.endsWith("/")) {
-      into(prefix, pathKey(path.value), position);
-      prefixLengths.add(path.value.length);
-    } else {
+    else if (path.type === "PathPrefix" && !path.value.endsWith("/"))
+      into(prefix, pathKey(path.value), position, path.value.length, HAS_PREFIX);
+    else {
       const directory = path.type === "RegularExpression" ? literalDirectory(path.value) : null;
       if (directory === null) other.push(position);
-      else {
-        into(regexDir, pathKey(directory), position);
-        regexDirLengths.add(directory.length);
-      }
+      else into(regexDir, pathKey(directory), position, directory.length, HAS_REGEX_DIR);
     }
-  });
-  const split = <K>(bucket: Map<K, number[]>) => new Map([...bucket].map(([k, v]) => [k, splitByHeader(v, all, matches)]));
-  const lengths: [number, number][] = [...prefixLengths].map((n): [number, number] => [n, HAS_PREFIX]);
-  for (const n of regexDirLengths) lengths.push([n, HAS_REGEX_DIR]);
-  const keyLengths = new Uint8Array(lengths.reduce((max, [n]) => Math.max(max, n + 1), 0));
-  for (const [n, flag] of lengths) keyLengths[n]! |= flag;
+  }
+  // Long lists are split by a header's value where that pays off (replacing a key's value keeps iterating).
+  const splitLong = <K>(bucket: Map<K, Positions>) => {
+    for (const [key, list] of bucket)
+      if (Array.isArray(list) && list.length > SCAN_BELOW) bucket.set(key, splitByHeader(list, all, matches));
+  };
+  splitLong(exact);
+  splitLong(prefix);
+  splitLong(regexDir);
+  let longest = keyLengths.length - 1;
+  while (longest >= 0 && keyLengths[longest] === 0) longest--;
   return {
     all,
-    exact: split(exact),
+    exact,
     rootPrefix: rootPrefix.length > 0 ? splitByHeader(rootPrefix, all, matches) : undefined,
-    prefix: split(prefix),
-    regexDir: split(regexDir),
-    keyLengths,
+    prefix,
+    regexDir,
+    // Trimmed: firstHolding reads the path no further than the longest key.
+    keyLengths: keyLengths.subarray(0, longest + 1),
     other: splitByHeader(other, all, matches),
   };
 }
