@@ -6,8 +6,36 @@ import type { CompiledMatch, CompiledValueMatch, PathMatchType } from "../../src
 
 /** Longer than the key-length table starts (32), so it has to grow, twice for LONG twice. */
 const LONG = "x".repeat(40);
-const PATHS = ["/", "/a", "/a/b", "/a/b/c", "/ab", "/b", "/a/", "/a/1", "/a/b/22", "/a1/b", `/a/${LONG}`, `/a/${LONG}/b`, `/${LONG}/${LONG}`];
-const REGEXES = ["/a/[0-9]+", "/a/b/.*", "/a/?", "/a|/b", "/a/b|/ab", "(/a)/b", "/a/(b|c)", "/a1?/b", "/a/b{0,1}", "/.*", "\\/a/b", "[/]a", `/a/${LONG}/.+`];
+const PATHS = [
+  "/",
+  "/a",
+  "/a/b",
+  "/a/b/c",
+  "/ab",
+  "/b",
+  "/a/",
+  "/a/1",
+  "/a/b/22",
+  "/a1/b",
+  `/a/${LONG}`,
+  `/a/${LONG}/b`,
+  `/${LONG}/${LONG}`,
+];
+const REGEXES = [
+  "/a/[0-9]+",
+  "/a/b/.*",
+  "/a/?",
+  "/a|/b",
+  "/a/b|/ab",
+  "(/a)/b",
+  "/a/(b|c)",
+  "/a1?/b",
+  "/a/b{0,1}",
+  "/.*",
+  "\\/a/b",
+  "[/]a",
+  `/a/${LONG}/.+`,
+];
 
 /** A seeded generator, so a failure can be replayed. */
 function random(seed: number) {
