@@ -6,7 +6,7 @@ import { compileRouteTable } from "../src/compile/compile-route-table";
 import { type LocalGateway, startLocalGateway } from "./lib/local-gateway";
 import { type Origin, startOrigin } from "./lib/origin-server";
 import { parseSyncArgs } from "./sync/args";
-import { loadConfig } from "./sync/load-config";
+import { type LoadedConfig, loadConfig } from "./sync/load-config";
 import { runSync } from "./sync/run-sync";
 import { UserError } from "./sync/user-error";
 
@@ -17,26 +17,31 @@ const CONFIG = process.env.KEDGE_CONFIG ?? "config";
 const PERSIST_TO = process.env.KEDGE_PERSIST_TO ?? ".wrangler/state";
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
-async function startOrigins(): Promise<Origin[]> {
-  const loaded = loadConfig(CONFIG);
+async function startOrigins(loaded: LoadedConfig): Promise<Origin[]> {
   const { table } = await compileRouteTable(loaded.edge, loaded.manifests);
-  const byPort = new Map<number, { cluster: string; endpoint: string; backends: string[] }>();
+  // One origin per loopback address and port; "localhost" is served on 127.0.0.1.
+  const byAddress = new Map<
+    string,
+    { address: string; port: number; identity: { cluster: string; endpoint: string; backends: string[] } }
+  >();
   for (const backend of Object.values(table.backends)) {
     for (const e of backend.endpoints) {
       if (!LOOPBACK.has(e.host)) continue;
-      const entry = byPort.get(e.port) ?? { cluster: e.cluster, endpoint: e.id, backends: [] };
-      entry.backends.push(`${backend.source.namespace}/${backend.source.name}`);
-      byPort.set(e.port, entry);
+      const address = e.host === "::1" ? "::1" : "127.0.0.1";
+      const key = `[${address}]:${e.port}`;
+      const entry = byAddress.get(key) ?? { address, port: e.port, identity: { cluster: e.cluster, endpoint: e.id, backends: [] } };
+      entry.identity.backends.push(`${backend.source.namespace}/${backend.source.name}`);
+      byAddress.set(key, entry);
     }
   }
   const origins: Origin[] = [];
-  for (const [port, identity] of [...byPort.entries()].sort(([a], [b]) => a - b)) {
+  for (const { address, port, identity } of [...byAddress.values()].sort((a, b) => a.port - b.port)) {
     try {
-      origins.push(await startOrigin(identity, port));
+      origins.push(await startOrigin(identity, port, address));
     } catch (error) {
       await Promise.all(origins.map((o) => o.close()));
       throw new UserError(
-        `cannot listen on 127.0.0.1:${port} for ${identity.endpoint}: ${(error as Error).message}`,
+        `cannot listen on ${address}:${port} for ${identity.endpoint}: ${(error as Error).message}`,
         "stop whatever uses that port (another `npm start`?)",
       );
     }
@@ -45,7 +50,8 @@ async function startOrigins(): Promise<Origin[]> {
 }
 
 async function main(): Promise<void> {
-  const origins = await startOrigins();
+  const loaded = loadConfig(CONFIG);
+  const origins = await startOrigins(loaded);
   console.log(`started ${origins.length} local origins: ${origins.map((o) => `${o.identity.cluster}:${o.port}`).join(" ")}\n`);
   const code = await runSync(parseSyncArgs(["--config", CONFIG, "--local", "--persist-to", PERSIST_TO]), {
     out: console.log,
@@ -54,7 +60,8 @@ async function main(): Promise<void> {
   if (code !== 0) throw new UserError(`sync exited ${code}`, "fix the config errors above");
   let gateway: LocalGateway;
   try {
-    gateway = await startLocalGateway({ persistTo: PERSIST_TO, port: PORT });
+    // The table just synced is the one served, whatever the config names it (a deployed Worker serves its KEDGE_TABLE).
+    gateway = await startLocalGateway({ persistTo: PERSIST_TO, port: PORT, vars: { KEDGE_TABLE: loaded.edge.name } });
   } catch (error) {
     await Promise.all(origins.map((o) => o.close()));
     throw new UserError(

@@ -1,0 +1,92 @@
+/**
+ * `npm start` on a config folder other than the example (KEDGE_CONFIG): it starts an origin for each
+ * loopback endpoint (IPv4 and IPv6), serves the table that config names, and Ctrl-C stops all of it.
+ */
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { afterAll, describe, it } from "vitest";
+import type { EchoResponse } from "../../scripts/lib/origin-server";
+import { gatewayAndRoute, service, yamlDocs } from "../support/manifests";
+import { ROOT, RUN_BUNDLED, Workspace } from "./harness";
+
+/** A port nothing listens on now. */
+function freePort(host = "127.0.0.1"): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer().listen(0, host, () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+const slice = (name: string, addressType: string, address: string, port: number) => `apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: { name: ${name}-1, namespace: shop, labels: { kubernetes.io/service-name: ${name} } }
+addressType: ${addressType}
+ports: [{ name: http, port: ${port} }]
+endpoints: [{ addresses: ["${address}"] }]
+`;
+
+describe("npm start with KEDGE_CONFIG", () => {
+  const ws = new Workspace();
+  let stop: (() => Promise<number | null>) | undefined;
+
+  afterAll(async () => {
+    await stop?.();
+    ws.remove();
+  });
+
+  it("serves that config's own table name, with origins on 127.0.0.1 and ::1, and stops them all on Ctrl-C", async ({ expect }) => {
+    const [edgePort, v4Port, v6Port] = [await freePort(), await freePort(), await freePort("::1")];
+    ws.write({
+      "kedge.yaml":
+        "apiVersion: kedge.dev/v1alpha1\nkind: EdgeConfig\nmetadata: { name: elsewhere }\nspec: { gatewayClassName: kedge, clusters: [{ name: c1 }] }\n",
+      "clusters/c1/app.yaml": yamlDocs(
+        gatewayAndRoute({
+          namespace: "shop",
+          rules: `    - matches: [{ path: { type: PathPrefix, value: /six } }]
+      backendRefs: [{ name: six, port: 8080 }]
+    - backendRefs: [{ name: four, port: 8080 }]`,
+        }),
+        service("four", "shop"),
+        service("six", "shop"),
+        slice("four", "IPv4", "127.0.0.1", v4Port),
+        slice("six", "IPv6", "::1", v6Port),
+      ),
+    });
+    const child = spawn(process.execPath, [RUN_BUNDLED, join(ROOT, "scripts/start.ts")], {
+      cwd: ROOT,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", KEDGE_CONFIG: ws.config, KEDGE_PERSIST_TO: ws.state, PORT: String(edgePort) },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true, // its own process group, so the test ends exactly what it started
+    });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolveExit) => child.on("exit", (code) => resolveExit(code)));
+    stop = async () => {
+      if (child.exitCode === null) process.kill(-child.pid!, "SIGINT");
+      return exited;
+    };
+    const deadline = Date.now() + 60_000;
+    while (!output.includes("kedge is serving") && child.exitCode === null && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
+    expect(output).toContain(`kedge is serving on http://127.0.0.1:${edgePort}`);
+
+    const get = async (path: string) => {
+      const response = await fetch(`http://127.0.0.1:${edgePort}${path}`);
+      expect(response.status, path).toBe(200);
+      return (await response.json()) as EchoResponse;
+    };
+    expect((await get("/")).endpoint).toBe(`c1/127.0.0.1:${v4Port}`);
+    expect((await get("/six/x")).endpoint).toBe(`c1/[::1]:${v6Port}`);
+
+    // 130 when Miniflare's own exit hook ends the process on SIGINT first, as for a user's Ctrl-C.
+    expect([0, 130]).toContain(await stop());
+    // The origins went with it.
+    await expect(fetch(`http://127.0.0.1:${v4Port}/`)).rejects.toThrow();
+    await expect(fetch(`http://[::1]:${v6Port}/`)).rejects.toThrow();
+  });
+});
