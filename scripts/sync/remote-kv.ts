@@ -17,7 +17,7 @@ const WRANGLER = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.j
 /** What local mode prints, with exit 0, for a key that is not there. */
 const LOCAL_NOT_FOUND = "Value not found\n";
 
-export interface Run {
+interface Run {
   code: number;
   stdout: string;
   stderr: string;
@@ -48,7 +48,7 @@ const ANSI_COLOUR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
  * What wrangler said went wrong: its `✘ [ERROR]` lines, else its last lines. Its closing notice about
  * the log file, npm's warnings and blank lines are dropped; they would otherwise be all a user sees.
  */
-export function wranglerProblem(run: Run): string {
+function wranglerProblem(run: Run): string {
   const lines = `${run.stderr}\n${run.stdout}`
     .replace(ANSI_COLOUR, "")
     .split("\n")

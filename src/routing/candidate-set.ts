@@ -110,7 +110,7 @@ function splitByHeader(positions: number[], all: number[], matches: CompiledMatc
   return split;
 }
 
-/** A short list's buckets: firstHolding scans it in order and looks at none of them. */
+/** A short list's buckets, all empty: firstHolding scans it in order and looks at none of them. */
 const NO_PATHS: ReadonlyMap<string, Positions> = new Map();
 const NO_KEYS: ReadonlyMap<number, Positions> = new Map();
 const NO_LENGTHS = new Uint8Array(0);
@@ -124,13 +124,14 @@ export function buildCandidateSet(all: number[], matches: CompiledMatch[]): Cand
   const prefix = new Map<number, Positions>();
   const regexDir = new Map<number, Positions>();
   const other: number[] = [];
-  // Flags by key length, grown as keys come (a host's longest prefix is rarely above a few dozen characters).
-  let keyLengths = new Uint8Array(32);
-  const into = <K>(bucket: Map<K, Positions>, key: K, position: number, length?: number, flag?: number) => {
-    const list = bucket.get(key) as number[] | undefined;
+  const into = <K>(bucket: Map<K, Positions>, key: K, position: number) => {
+    const list = bucket.get(key) as number[] | undefined; // lists until split below
     if (list) list.push(position);
     else bucket.set(key, [position]);
-    if (length === undefined || flag === undefined) return;
+  };
+  // Flags by key length, grown as keys come (a host's longest prefix is rarely above a few dozen characters).
+  let keyLengths = new Uint8Array(32);
+  const flagLength = (length: number, flag: number) => {
     if (length >= keyLengths.length) {
       const grown = new Uint8Array(Math.max(length + 1, keyLengths.length * 2));
       grown.set(keyLengths);
@@ -143,12 +144,16 @@ export function buildCandidateSet(all: number[], matches: CompiledMatch[]): Cand
     if (path.type === "Exact") into(exact, path.value, position);
     else if (path.type === "PathPrefix" && path.value === "/") rootPrefix.push(position);
     // Compiled prefixes carry no trailing slash (except "/"); anything else is left to the residual scan.
-    else if (path.type === "PathPrefix" && !path.value.endsWith("/"))
-      into(prefix, pathKey(path.value), position, path.value.length, HAS_PREFIX);
-    else {
+    else if (path.type === "PathPrefix" && !path.value.endsWith("/")) {
+      into(prefix, pathKey(path.value), position);
+      flagLength(path.value.length, HAS_PREFIX);
+    } else {
       const directory = path.type === "RegularExpression" ? literalDirectory(path.value) : null;
       if (directory === null) other.push(position);
-      else into(regexDir, pathKey(directory), position, directory.length, HAS_REGEX_DIR);
+      else {
+        into(regexDir, pathKey(directory), position);
+        flagLength(directory.length, HAS_REGEX_DIR);
+      }
     }
   }
   // Long lists are split by a header's value where that pays off (replacing a key's value keeps iterating).
