@@ -3,6 +3,7 @@
  * real child process, and the real Worker in workerd (Miniflare) reading the same persisted state.
  */
 import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -43,6 +44,17 @@ export function runScript(
       clearTimeout(timer);
       resolveRun({ code: code ?? -1, stdout, stderr });
     });
+  });
+}
+
+/** A port nothing listens on now, on `host`. */
+export function freePort(host = "127.0.0.1"): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer().listen(0, host, () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+    server.on("error", reject);
   });
 }
 

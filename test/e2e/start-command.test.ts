@@ -3,23 +3,11 @@
  * loopback endpoint (IPv4 and IPv6), serves the table that config names, and Ctrl-C stops all of it.
  */
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, it } from "vitest";
 import type { EchoResponse } from "../../scripts/lib/origin-server";
 import { gatewayAndRoute, service, yamlDocs } from "../support/manifests";
-import { ROOT, RUN_BUNDLED, Workspace } from "./harness";
-
-/** A port nothing listens on now. */
-function freePort(host = "127.0.0.1"): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer().listen(0, host, () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-    server.on("error", reject);
-  });
-}
+import { freePort, ROOT, RUN_BUNDLED, Workspace } from "./harness";
 
 const slice = (name: string, addressType: string, address: string, port: number) => `apiVersion: discovery.k8s.io/v1
 kind: EndpointSlice

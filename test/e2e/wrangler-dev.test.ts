@@ -4,20 +4,10 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { request } from "node:http";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { Origin } from "../../scripts/lib/origin-server";
-import { ROOT, startOrigins, Workspace } from "./harness";
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}
+import { freePort, ROOT, startOrigins, Workspace } from "./harness";
 
 /** GET with an explicit Host header, as a browser hitting a real hostname would send. */
 function get(port: number, host: string, path: string): Promise<{ status: number; body: string }> {
