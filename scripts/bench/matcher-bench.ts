@@ -39,8 +39,8 @@ export async function compileBenchTable(
 /** Every match with the exact hosts it serves, in table order: the linear scan's route list. */
 function linearRoutes(prepared: PreparedTable): { hosts: Set<string>; match: PreparedMatch }[] {
   const hostsOf = new Map<number, Set<string>>();
-  for (const [host, candidates] of prepared.hosts.HTTP?.exact ?? []) {
-    for (const i of candidates.all) hostsOf.set(i, (hostsOf.get(i) ?? new Set()).add(host));
+  for (const [host, candidates] of Object.entries(prepared.table.hosts.HTTP?.exact ?? {})) {
+    for (const i of candidates) hostsOf.set(i, (hostsOf.get(i) ?? new Set()).add(host));
   }
   return prepared.matches.map((match, i) => ({ hosts: hostsOf.get(i) ?? new Set(), match }));
 }

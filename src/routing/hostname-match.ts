@@ -9,11 +9,16 @@ export function hostnameMatches(pattern: string, host: string): boolean {
   return host.length > suffix.length && host.endsWith(suffix);
 }
 
+/** What lookupHost reads: a Map, or anything that answers `get` the same way. */
+export interface HostKeyed<T> {
+  get(key: string): T | undefined;
+}
+
 /**
  * The entry for a host in a host-keyed index: its exact name, else the longest wildcard suffix (stored
  * without "*.") that covers it; undefined when neither. Matcher and shard directory walk it the same way.
  */
-export function lookupHost<T>(exact: Map<string, T>, wildcard: Map<string, T>, host: string): T | undefined {
+export function lookupHost<T>(exact: HostKeyed<T>, wildcard: HostKeyed<T>, host: string): T | undefined {
   const found = exact.get(host);
   if (found !== undefined) return found;
   for (let dot = host.indexOf("."); dot !== -1; dot = host.indexOf(".", dot + 1)) {

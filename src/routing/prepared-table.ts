@@ -3,6 +3,7 @@
  * cumulative weights. Nothing here is rebuilt per request.
  */
 import { buildCandidateSet, type CandidateSet } from "./candidate-set";
+import type { HostKeyed } from "./hostname-match";
 import { type EndpointPool, PoolCache, poolOf } from "./locality";
 import { type WeightedChoice, weightedChoice } from "./weighted-choice";
 import {
@@ -16,9 +17,33 @@ import {
 } from "../table/route-table";
 
 export interface PreparedHostIndex {
-  exact: Map<string, CandidateSet>;
-  wildcard: Map<string, CandidateSet>;
+  exact: HostCandidates;
+  wildcard: HostCandidates;
   any: CandidateSet;
+}
+
+/**
+ * Candidate sets by host key, each built the first time a request asks for its host: loading a table
+ * costs its parse, not the buckets of every host, and an isolate holds buckets only for the hosts it serves.
+ */
+export class HostCandidates implements HostKeyed<CandidateSet> {
+  /** The compiled candidate list of a host until it is first asked for, then its candidate set. */
+  private readonly entries: Map<string, number[] | CandidateSet>;
+
+  constructor(
+    lists: Record<string, number[]>,
+    private readonly matches: CompiledMatch[],
+  ) {
+    this.entries = new Map(Object.entries(lists));
+  }
+
+  get(host: string): CandidateSet | undefined {
+    const entry = this.entries.get(host);
+    if (entry === undefined || !Array.isArray(entry)) return entry;
+    const set = buildCandidateSet(entry, this.matches);
+    this.entries.set(host, set);
+    return set;
+  }
 }
 
 /** A match with its regular expressions compiled (full-match, case-sensitive). */
@@ -63,8 +88,11 @@ export function prepareMatch(match: CompiledMatch): PreparedMatch {
 }
 
 function prepareHostIndex(index: HostIndex, matches: CompiledMatch[]): PreparedHostIndex {
-  const sets = (record: Record<string, number[]>) => new Map(Object.entries(record).map(([k, v]) => [k, buildCandidateSet(v, matches)]));
-  return { exact: sets(index.exact), wildcard: sets(index.wildcard), any: buildCandidateSet(index.any, matches) };
+  return {
+    exact: new HostCandidates(index.exact, matches),
+    wildcard: new HostCandidates(index.wildcard, matches),
+    any: buildCandidateSet(index.any, matches),
+  };
 }
 
 /** Builds the lookup structures for a parsed table. */

@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
 import { buildCandidateSet, firstHolding, literalDirectory, pathKey } from "../../src/routing/candidate-set";
 import { matchHolds, type RequestFacts } from "../../src/routing/match-conditions";
-import { prepareMatch } from "../../src/routing/prepared-table";
+import { HostCandidates, prepareMatch } from "../../src/routing/prepared-table";
 import type { CompiledMatch, CompiledValueMatch, PathMatchType } from "../../src/table/route-table";
 
 /** Longer than the key-length table starts (32), so it has to grow, twice for LONG twice. */
@@ -131,5 +131,35 @@ describe("candidate buckets", () => {
     expect(ask(b)).toBe(0);
     expect(ask("/c2296180")).toBe(-1);
     expect(ask("/d7/y")).toBe(8);
+  });
+});
+
+describe("host candidates (built per host on first use)", () => {
+  const match = (i: number, value: string): CompiledMatch => ({
+    id: `m${i}`,
+    rule: i,
+    path: { type: "PathPrefix", value },
+    headers: [],
+    queryParams: [],
+  });
+  const matches = Array.from({ length: 12 }, (_, i) => match(i, `/p${i}`));
+  const request = (path: string): RequestFacts => ({
+    protocol: "HTTP",
+    host: "b.example",
+    path,
+    method: "GET",
+    headers: new Headers(),
+    query: new URLSearchParams(),
+  });
+
+  it("answers a host's set (the same one every time), and nothing for names it does not hold, prototype names included", ({ expect }) => {
+    const hosts = new HostCandidates({ "a.example": [0, 1], "b.example": [...Array(12).keys()] }, matches);
+    const a = hosts.get("a.example");
+    expect(a?.all).toEqual([0, 1]);
+    expect(hosts.get("a.example")).toBe(a);
+    const b = hosts.get("b.example")!;
+    expect(firstHolding(b, matches.map(prepareMatch), request("/p7/x"))).toBe(7);
+    for (const name of ["c.example", "__proto__", "constructor", "toString", "hasOwnProperty"])
+      expect(hosts.get(name), name).toBeUndefined();
   });
 });
