@@ -3,10 +3,11 @@
  * kedge on http://127.0.0.1:8787 in workerd. Ctrl-C stops everything it started.
  */
 import { compileRouteTable } from "../src/compile/compile-route-table";
+import type { RouteTable } from "../src/table/route-table";
 import { type LocalGateway, startLocalGateway } from "./lib/local-gateway";
 import { type Origin, startOrigin } from "./lib/origin-server";
 import { parseSyncArgs } from "./sync/args";
-import { type LoadedConfig, loadConfig } from "./sync/load-config";
+import { loadConfig } from "./sync/load-config";
 import { runSync } from "./sync/run-sync";
 import { UserError } from "./sync/user-error";
 
@@ -17,8 +18,7 @@ const CONFIG = process.env.KEDGE_CONFIG ?? "config";
 const PERSIST_TO = process.env.KEDGE_PERSIST_TO ?? ".wrangler/state";
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
-async function startOrigins(loaded: LoadedConfig): Promise<Origin[]> {
-  const { table } = await compileRouteTable(loaded.edge, loaded.manifests);
+async function startOrigins(table: RouteTable): Promise<Origin[]> {
   // One origin per loopback address and port; "localhost" is served on 127.0.0.1.
   const byAddress = new Map<
     string,
@@ -49,9 +49,30 @@ async function startOrigins(loaded: LoadedConfig): Promise<Origin[]> {
   return origins;
 }
 
+/** What to try on the example config, with what each shows. */
+const exampleRequests = (
+  base: string,
+) => `  curl -H 'Host: bookinfo.example.com' ${base}/                      # productpage CompositeBackend: all three clusters
+  curl -H 'Host: bookinfo.example.com' ${base}/reviews               # reviews v1/v2, 80/20
+  curl -H 'Host: bookinfo.example.com' -H 'x-reviews-version: v3' ${base}/reviews
+  curl -H 'Host: bookinfo.example.com' ${base}/details/42            # regex match; ServiceImport: us-east + ap-southeast
+  curl -H 'Host: eu.bookinfo.example.com' ${base}/                   # productpage, eu-west (wildcard listener)
+  curl -H 'Host: ap.bookinfo.example.com' ${base}/details            # details Service: ap-southeast only
+  curl -H 'Host: ratings.bookinfo.example.com' ${base}/partner/quote  # XBackend ratings-partner (localhost:9401)
+  curl -H 'Host: nowhere.example.org' ${base}/                       # 404 with a JSON error`;
+
+/** For another config: a request to a few of the hostnames its table serves. */
+function requestsFor(table: RouteTable, base: string): string {
+  const index = table.hosts.HTTP ?? table.hosts.HTTPS;
+  const hosts = [...Object.keys(index?.exact ?? {}), ...Object.keys(index?.wildcard ?? {}).map((suffix) => `any.${suffix}`)].slice(0, 6);
+  if (hosts.length === 0) return `  curl ${base}/`;
+  return hosts.map((host) => `  curl -H 'Host: ${host}' ${base}/`).join("\n");
+}
+
 async function main(): Promise<void> {
   const loaded = loadConfig(CONFIG);
-  const origins = await startOrigins(loaded);
+  const { table } = await compileRouteTable(loaded.edge, loaded.manifests);
+  const origins = await startOrigins(table);
   console.log(`started ${origins.length} local origins: ${origins.map((o) => `${o.identity.cluster}:${o.port}`).join(" ")}\n`);
   const code = await runSync(parseSyncArgs(["--config", CONFIG, "--local", "--persist-to", PERSIST_TO]), {
     out: console.log,
@@ -70,20 +91,14 @@ async function main(): Promise<void> {
     );
   }
   const base = `http://127.0.0.1:${PORT}`;
+  const example = CONFIG === "config" && PERSIST_TO === ".wrangler/state";
   console.log(`
 kedge is serving on ${base} (Ctrl-C stops it and the origins)
 
 Try:
-  curl -H 'Host: bookinfo.example.com' ${base}/                      # productpage CompositeBackend: all three clusters
-  curl -H 'Host: bookinfo.example.com' ${base}/reviews               # reviews v1/v2, 80/20
-  curl -H 'Host: bookinfo.example.com' -H 'x-reviews-version: v3' ${base}/reviews
-  curl -H 'Host: bookinfo.example.com' ${base}/details/42            # regex match; ServiceImport: us-east + ap-southeast
-  curl -H 'Host: eu.bookinfo.example.com' ${base}/                   # productpage, eu-west (wildcard listener)
-  curl -H 'Host: ap.bookinfo.example.com' ${base}/details            # details Service: ap-southeast only
-  curl -H 'Host: ratings.bookinfo.example.com' ${base}/partner/quote  # XBackend ratings-partner (localhost:9401)
-  curl -H 'Host: nowhere.example.org' ${base}/                       # 404 with a JSON error
+${example ? exampleRequests(base) : requestsFor(table, base)}
 
-Re-sync after editing config/:  npm run sync   (the edge picks it up within TABLE_REFRESH_SECONDS)
+Re-sync after editing ${CONFIG}/:  ${example ? "npm run sync" : `npm run sync -- --config ${CONFIG} --persist-to ${PERSIST_TO}`}   (the edge picks it up within TABLE_REFRESH_SECONDS)
 `);
   let stopping = false;
   const stop = async () => {

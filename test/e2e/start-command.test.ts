@@ -62,6 +62,10 @@ describe("npm start with KEDGE_CONFIG", () => {
     while (!output.includes("kedge is serving") && child.exitCode === null && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 200));
     expect(output).toContain(`kedge is serving on http://127.0.0.1:${edgePort}`);
+    // What to try and how to re-sync name this config, not the example.
+    expect(output).toContain(`curl http://127.0.0.1:${edgePort}/`);
+    expect(output).toContain(`npm run sync -- --config ${ws.config} --persist-to ${ws.state}`);
+    expect(output).not.toContain("bookinfo");
 
     const get = async (path: string) => {
       const response = await fetch(`http://127.0.0.1:${edgePort}${path}`);
