@@ -4,7 +4,7 @@
  */
 import { compileRouteTable } from "../../src/compile/compile-route-table";
 import { matchHolds, matchRequest, type RequestFacts } from "../../src/routing/match-request";
-import { type PreparedMatch, type PreparedTable, prepareTable } from "../../src/routing/prepared-table";
+import { type PreparedMatch, type PreparedTable, prepareMatch, prepareTable } from "../../src/routing/prepared-table";
 import { canonicalJson } from "../../src/table/canonical-json";
 import { planStorage } from "../../src/compile/shard-table";
 import { parseRouteTable, parseStoredTable } from "../../src/table/parse-route-table";
@@ -42,7 +42,7 @@ function linearRoutes(prepared: PreparedTable): { hosts: Set<string>; match: Pre
   for (const [host, candidates] of Object.entries(prepared.table.hosts.HTTP?.exact ?? {})) {
     for (const i of candidates) hostsOf.set(i, (hostsOf.get(i) ?? new Set()).add(host));
   }
-  return prepared.matches.map((match, i) => ({ hosts: hostsOf.get(i) ?? new Set(), match }));
+  return prepared.table.matches.map((match, i) => ({ hosts: hostsOf.get(i) ?? new Set(), match: prepareMatch(match) }));
 }
 
 function linearMatch(routes: { hosts: Set<string>; match: PreparedMatch }[], req: RequestFacts): PreparedMatch | null {

@@ -23,8 +23,9 @@ export interface PreparedHostIndex {
 }
 
 /**
- * Candidate sets by host key, each built the first time a request asks for its host: loading a table
- * costs its parse, not the buckets of every host, and an isolate holds buckets only for the hosts it serves.
+ * Candidate sets by host key, each built the first time a request asks for its host, with its matches'
+ * regular expressions: loading a table costs its parse, not the buckets and regexes of every host, and an
+ * isolate holds them only for the hosts it serves.
  */
 export class HostCandidates implements HostKeyed<CandidateSet> {
   /** The compiled candidate list of a host until it is first asked for, then its candidate set. */
@@ -32,7 +33,8 @@ export class HostCandidates implements HostKeyed<CandidateSet> {
 
   constructor(
     lists: Record<string, number[]>,
-    private readonly matches: CompiledMatch[],
+    private readonly compiled: CompiledMatch[],
+    private readonly prepared: PreparedMatch[],
   ) {
     this.entries = new Map(Object.entries(lists));
   }
@@ -40,7 +42,8 @@ export class HostCandidates implements HostKeyed<CandidateSet> {
   get(host: string): CandidateSet | undefined {
     const entry = this.entries.get(host);
     if (entry === undefined || !Array.isArray(entry)) return entry;
-    const set = buildCandidateSet(entry, this.matches);
+    prepareMatches(entry, this.compiled, this.prepared);
+    const set = buildCandidateSet(entry, this.compiled);
     this.entries.set(host, set);
     return set;
   }
@@ -65,6 +68,7 @@ export interface PreparedBackend {
 export interface PreparedTable {
   table: RouteTable;
   hosts: Partial<Record<Protocol, PreparedHostIndex>>;
+  /** By match index; a match is prepared once a host that has it is first asked for (the catch-all's at load). */
   matches: PreparedMatch[];
   rules: CompiledRule[];
   ruleChoices: WeightedChoice[];
@@ -87,20 +91,26 @@ export function prepareMatch(match: CompiledMatch): PreparedMatch {
   };
 }
 
-function prepareHostIndex(index: HostIndex, matches: CompiledMatch[]): PreparedHostIndex {
+/** Prepares, once, each match a candidate list names. */
+function prepareMatches(list: number[], compiled: CompiledMatch[], prepared: PreparedMatch[]): void {
+  for (const i of list) prepared[i] ??= prepareMatch(compiled[i]!);
+}
+
+function prepareHostIndex(index: HostIndex, compiled: CompiledMatch[], prepared: PreparedMatch[]): PreparedHostIndex {
+  prepareMatches(index.any, compiled, prepared);
   return {
-    exact: new HostCandidates(index.exact, matches),
-    wildcard: new HostCandidates(index.wildcard, matches),
-    any: buildCandidateSet(index.any, matches),
+    exact: new HostCandidates(index.exact, compiled, prepared),
+    wildcard: new HostCandidates(index.wildcard, compiled, prepared),
+    any: buildCandidateSet(index.any, compiled),
   };
 }
 
 /** Builds the lookup structures for a parsed table. */
 export function prepareTable(table: RouteTable): PreparedTable {
   const hosts: PreparedTable["hosts"] = {};
+  const matches = new Array<PreparedMatch>(table.matches.length);
   for (const [protocol, index] of Object.entries(table.hosts) as [Protocol, HostIndex][])
-    hosts[protocol] = prepareHostIndex(index, table.matches);
-  const matches = table.matches.map(prepareMatch);
+    hosts[protocol] = prepareHostIndex(index, table.matches, matches);
   const backends = new Map<string, PreparedBackend>();
   for (const backend of Object.values(table.backends)) {
     const eligible = backend.endpoints.filter(takesNewTraffic);

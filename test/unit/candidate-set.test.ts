@@ -1,7 +1,7 @@
 import { describe, it } from "vitest";
 import { buildCandidateSet, firstHolding, literalDirectory, pathKey } from "../../src/routing/candidate-set";
 import { matchHolds, type RequestFacts } from "../../src/routing/match-conditions";
-import { HostCandidates, prepareMatch } from "../../src/routing/prepared-table";
+import { HostCandidates, type PreparedMatch, prepareMatch } from "../../src/routing/prepared-table";
 import type { CompiledMatch, CompiledValueMatch, PathMatchType } from "../../src/table/route-table";
 
 /** Longer than the key-length table starts (32), so it has to grow, twice for LONG twice. */
@@ -153,12 +153,16 @@ describe("host candidates (built per host on first use)", () => {
   });
 
   it("answers a host's set (the same one every time), and nothing for names it does not hold, prototype names included", ({ expect }) => {
-    const hosts = new HostCandidates({ "a.example": [0, 1], "b.example": [...Array(12).keys()] }, matches);
+    const prepared: PreparedMatch[] = [];
+    const hosts = new HostCandidates({ "a.example": [0, 1], "b.example": [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0] }, matches, prepared);
     const a = hosts.get("a.example");
     expect(a?.all).toEqual([0, 1]);
     expect(hosts.get("a.example")).toBe(a);
+    // Only the asked host's matches are prepared (their regexes compiled).
+    expect(Object.keys(prepared)).toEqual(["0", "1"]);
     const b = hosts.get("b.example")!;
-    expect(firstHolding(b, matches.map(prepareMatch), request("/p7/x"))).toBe(7);
+    expect(Object.keys(prepared)).toHaveLength(12);
+    expect(firstHolding(b, prepared, request("/p7/x"))).toBe(5);
     for (const name of ["c.example", "__proto__", "constructor", "toString", "hasOwnProperty"])
       expect(hosts.get(name), name).toBeUndefined();
   });
