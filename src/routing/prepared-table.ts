@@ -79,7 +79,21 @@ export interface PreparedTable {
   unhealthy: Set<string>;
 }
 
-const fullMatch = (pattern: string): RegExp => new RegExp(`^(?:${pattern})$`, "u");
+/** Holds for no string. */
+const NEVER = /(?!)/;
+
+/**
+ * Full-match, case-sensitive. The sync accepts no pattern this runtime cannot compile, but a table from
+ * elsewhere might hold one: its match then holds for no request, instead of failing its host's requests.
+ */
+function fullMatch(pattern: string): RegExp {
+  try {
+    return new RegExp(`^(?:${pattern})$`, "u");
+  } catch (error) {
+    console.error(`kedge: regular expression ${JSON.stringify(pattern)} does not compile; its match holds for no request`, error);
+    return NEVER;
+  }
+}
 
 /** A match made ready: its regular expressions compiled once, per table load. */
 export function prepareMatch(match: CompiledMatch): PreparedMatch {

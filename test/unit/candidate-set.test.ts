@@ -166,4 +166,12 @@ describe("host candidates (built per host on first use)", () => {
     for (const name of ["c.example", "__proto__", "constructor", "toString", "hasOwnProperty"])
       expect(hosts.get(name), name).toBeUndefined();
   });
+
+  it("a path regex this runtime cannot compile matches nothing; the host's other matches still serve", ({ expect }) => {
+    const broken: CompiledMatch = { id: "bad", rule: 0, path: { type: "RegularExpression", value: "/p(" }, headers: [], queryParams: [] };
+    const prepared: PreparedMatch[] = [];
+    const hosts = new HostCandidates({ "b.example": [0, 1] }, [broken, match(1, "/p")], prepared);
+    const set = hosts.get("b.example")!;
+    expect(firstHolding(set, prepared, request("/p/x"))).toBe(1);
+  });
 });
