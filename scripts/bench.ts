@@ -104,6 +104,7 @@ async function main(): Promise<void> {
       "workerd CPU µs/req": t.cpuUsPerRequest === undefined ? "n/a" : fmt(t.cpuUsPerRequest, 0),
       "vs bare": fmt(t.vsBare),
       "vs kedge": fmt(t.vsKedge),
+      "vs bare + header work": fmt(t.vsHeaderWork),
     })),
   );
 

@@ -1,6 +1,6 @@
 /**
- * @module End-to-end throughput: kedge (with a 10k-route table) and a bare pass-through Worker, served
- * by one Miniflare, in front of one loopback origin. Many short runs alternate, and each ratio is the
+ * @module End-to-end throughput: kedge (with a 10k-route table), a bare pass-through Worker, and the same
+ * bare Worker doing the header work a correct proxy does, served by one Miniflare, in front of one loopback origin. Many short runs alternate, and each ratio is the
  * median of the ratios within a round, so a slow spell of the shared machine hits both sides of a ratio.
  * The runtime's CPU time per request (workerd, all threads) is reported too: it is the steadier figure.
  * The load generator is a closed loop of keep-alive HTTP clients on 127.0.0.1, bounded in time.
@@ -31,6 +31,8 @@ export interface ThroughputFigure {
   vsBare: number;
   /** The same against kedge without sessions. */
   vsKedge: number;
+  /** The same against the bare Worker that also does a proxy's header work. */
+  vsHeaderWork: number;
 }
 
 interface Target {
@@ -87,10 +89,35 @@ export async function benchThroughput(options: { seconds: number; rounds: number
     script: `export default { fetch(req) { const u = new URL(req.url); return fetch("http://127.0.0.1:${origin.port}" + u.pathname + u.search, { method: req.method, headers: req.headers, body: req.body }); } }`,
     routes: ["bare.bench/*"],
   };
+  // The same pass-through plus the header work any correct proxy does (what kedge's own headers cost, without
+  // its routing): hop-by-hop headers dropped both ways, X-Forwarded-* and a request id set, the response re-wrapped.
+  const hygienic: WorkerOptions = {
+    name: "hygienic",
+    modules: true,
+    compatibilityDate: bare.compatibilityDate,
+    script: `const HOP = ["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"];
+export default { async fetch(req) {
+  const u = new URL(req.url);
+  const id = req.headers.get("cf-ray") ?? crypto.randomUUID();
+  const headers = new Headers(req.headers);
+  for (const name of HOP) headers.delete(name);
+  const client = req.headers.get("cf-connecting-ip");
+  if (client) headers.set("x-forwarded-for", client);
+  headers.set("x-forwarded-proto", u.protocol.slice(0, -1));
+  headers.set("x-forwarded-host", u.hostname);
+  headers.set("x-request-id", id);
+  const answer = await fetch("http://127.0.0.1:${origin.port}" + u.pathname + u.search, { method: req.method, headers, body: req.body });
+  const response = new Response(answer.body, answer);
+  for (const name of HOP) response.headers.delete(name);
+  response.headers.set("x-request-id", id);
+  return response;
+} }`,
+    routes: ["hygienic.bench/*"],
+  };
   const gateway = await startLocalGateway({
     persistTo: state,
     vars: { KEDGE_TABLE: "bench", TABLE_REFRESH_SECONDS: "5" },
-    extraWorkers: [bare],
+    extraWorkers: [bare, hygienic],
   });
   try {
     // 10k routes over 1k hosts; odd routes keep cookie sessions, so one table serves both comparisons.
@@ -104,15 +131,17 @@ export async function benchThroughput(options: { seconds: number; rounds: number
     const port = Number(gateway.url.port);
     const kedge: Target = { name: "kedge (10k routes)", host: hostOf(4320, 1000), path: "/api/v4320/item" };
     const bareTarget: Target = { name: "bare pass-through Worker", host: "bare.bench", path: "/api/v4320/item" };
+    const hygienicTarget: Target = { name: "bare Worker + proxy header work", host: "hygienic.bench", path: "/api/v4320/item" };
     const stickyRoute = { host: hostOf(4321, 1000), path: "/api/v4321/item" };
     const warm = new Agent({ keepAlive: true });
     const first = await get(port, warm, { name: "", ...stickyRoute });
     const cookie = first.setCookie?.split(";")[0];
-    if ((await get(port, warm, kedge)).status !== 200 || (await get(port, warm, bareTarget)).status !== 200 || !cookie) {
+    const answers = await Promise.all([kedge, bareTarget, hygienicTarget].map((t) => get(port, warm, t)));
+    if (answers.some((a) => a.status !== 200) || !cookie) {
       throw new Error("bench targets do not answer 200 (or the sticky route set no cookie)");
     }
     const sticky: Target = { name: "kedge, warm sticky session", ...stickyRoute, cookie };
-    const targets = [kedge, bareTarget, sticky];
+    const targets = [kedge, bareTarget, hygienicTarget, sticky];
     const cpuMs = childCpuClock("workerd");
     const runs = new Map(targets.map((t) => [t, { rps: [] as number[], cpuUs: [] as number[], latencies: [] as number[], errors: 0 }]));
     for (let i = 0; i < options.rounds; i++) {
@@ -139,6 +168,7 @@ export async function benchThroughput(options: { seconds: number; rounds: number
         cpuUsPerRequest: r.cpuUs.length > 0 ? median(r.cpuUs) : undefined,
         vsBare: roundRatios(r.rps, runs.get(bareTarget)!.rps),
         vsKedge: roundRatios(r.rps, runs.get(kedge)!.rps),
+        vsHeaderWork: roundRatios(r.rps, runs.get(hygienicTarget)!.rps),
       };
     });
   } finally {
