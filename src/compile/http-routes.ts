@@ -150,23 +150,20 @@ function compileRules(
   const dropped: DroppedRule[] = [];
   const unresolved: FieldProblem[] = [];
   const warnings: FieldProblem[] = [];
-  const invalid: RuleDraft[] = [];
   for (const [i, rule] of raw.entries()) {
     const compiled = compileRule(ctx, route, rule, i);
     if ("problem" in compiled) {
       const { problem, matches } = compiled;
       dropped.push({ ...problem, index: i, answers500: matches !== undefined });
-      if (matches) invalid.push({ index: i, matches, invalid: `${problem.field}: ${problem.message}`, filters: [], backendRefs: [] });
+      // Kept in its place among the valid rules, answering 500.
+      if (matches) rules.push({ index: i, matches, invalid: `${problem.field}: ${problem.message}`, filters: [], backendRefs: [] });
       continue;
     }
     rules.push(compiled.draft);
     unresolved.push(...compiled.unresolved);
     warnings.push(...compiled.warnings);
   }
-  if (rules.length === 0 && dropped.length > 0) return dropped;
-  // The invalid rules keep their place among the valid ones and answer 500.
-  rules.push(...invalid);
-  rules.sort((a, b) => a.index - b.index);
+  if (dropped.length > 0 && rules.every((r) => r.invalid)) return dropped;
   if (rules.reduce((n, r) => n + r.matches.length, 0) > 128)
     return [{ field: "spec.rules", reason: "UnsupportedValue", message: "a route may have at most 128 matches in total" }];
   return { rules, dropped, unresolved, warnings };
