@@ -14,8 +14,10 @@ import { UserError } from "./sync/user-error";
 process.env.WRANGLER_SEND_METRICS ??= "false";
 
 const PORT = Number(process.env.PORT ?? 8787);
-const CONFIG = process.env.KEDGE_CONFIG ?? "config";
-const PERSIST_TO = process.env.KEDGE_PERSIST_TO ?? ".wrangler/state";
+const EXAMPLE_CONFIG = "config";
+const DEFAULT_PERSIST_TO = ".wrangler/state";
+const CONFIG = process.env.KEDGE_CONFIG ?? EXAMPLE_CONFIG;
+const PERSIST_TO = process.env.KEDGE_PERSIST_TO ?? DEFAULT_PERSIST_TO;
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
 async function startOrigins(table: RouteTable): Promise<Origin[]> {
@@ -91,7 +93,7 @@ async function main(): Promise<void> {
     );
   }
   const base = `http://127.0.0.1:${PORT}`;
-  const example = CONFIG === "config" && PERSIST_TO === ".wrangler/state";
+  const example = CONFIG === EXAMPLE_CONFIG && PERSIST_TO === DEFAULT_PERSIST_TO;
   console.log(`
 kedge is serving on ${base} (Ctrl-C stops it and the origins)
 

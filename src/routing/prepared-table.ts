@@ -1,6 +1,7 @@
 /**
- * @module A RouteTable made ready for lookups, once per table load: host maps, compiled regexes,
- * cumulative weights. Nothing here is rebuilt per request.
+ * @module A RouteTable made ready for lookups: host maps, backend pools and cumulative weights once per
+ * table load; a host's buckets and its matches' compiled regexes once per isolate, when a request first
+ * asks for that host. Nothing here is rebuilt per request.
  */
 import { buildCandidateSet, type CandidateSet } from "./candidate-set";
 import type { HostKeyed } from "./hostname-match";
@@ -95,7 +96,7 @@ function fullMatch(pattern: string): RegExp {
   }
 }
 
-/** A match made ready: its regular expressions compiled once, per table load. */
+/** A match made ready: its regular expressions compiled, once. */
 export function prepareMatch(match: CompiledMatch): PreparedMatch {
   return {
     match,
