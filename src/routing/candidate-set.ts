@@ -5,26 +5,28 @@
  * bucket whose candidates mostly require one header's exact value is split by that value too. What
  * fits no bucket stays in a short residual list.
  */
-import type { CompiledMatch } from "../table/route-table";
 import { matchHolds, type RequestFacts } from "./match-conditions";
 import type { PreparedMatch } from "./prepared-table";
 
 /** Lists of at most this many candidates are scanned in order; the buckets and splits pay off above it. */
 const SCAN_BELOW = 8;
 
-/** Positions in `all` (ascending) of the candidates that need `name` to equal a value, by value; `rest` need no such value. */
+/** Positions in `candidates` (ascending) of those that need `name` to equal a value, by value; `rest` need no such value. */
 export interface HeaderSplit {
   name: string;
   byValue: Map<string, number[]>;
   rest: number[];
 }
 
-/** One bucket's positions in `all`, ascending; split by a header's value when long. */
-export type Positions = number[] | HeaderSplit;
+/**
+ * One bucket's positions in `candidates`, ascending; split by a header's value when long. A bucket of one is the
+ * bare position: most buckets hold one candidate, and a number costs the request no array to read.
+ */
+export type Positions = number | number[] | HeaderSplit;
 
 export interface CandidateSet {
-  /** Match indexes in precedence order. */
-  all: number[];
+  /** The host's matches in precedence order; the buckets hold positions in this list. */
+  candidates: PreparedMatch[];
   /** Exact path value → positions. */
   exact: ReadonlyMap<string, Positions>;
   /** The PathPrefix "/" (every path) → positions. */
@@ -87,11 +89,11 @@ export function literalDirectory(pattern: string): string | null {
 }
 
 /** The header most candidates need an exact value of, if enough of them do for a split to pay off. */
-function splitByHeader(positions: number[], all: number[], matches: CompiledMatch[]): Positions {
+function splitByHeader(positions: number[], candidates: PreparedMatch[]): Positions {
   if (positions.length <= SCAN_BELOW) return positions;
   const counts = new Map<string, number>();
   for (const p of positions) {
-    for (const h of matches[all[p]!]!.headers) if (h.type === "Exact") counts.set(h.name, (counts.get(h.name) ?? 0) + 1);
+    for (const h of candidates[p]!.match.headers) if (h.type === "Exact") counts.set(h.name, (counts.get(h.name) ?? 0) + 1);
   }
   let name = "";
   let most = 0;
@@ -99,7 +101,7 @@ function splitByHeader(positions: number[], all: number[], matches: CompiledMatc
   if (most * 2 < positions.length) return positions;
   const split: HeaderSplit = { name, byValue: new Map(), rest: [] };
   for (const p of positions) {
-    const value = matches[all[p]!]!.headers.find((h) => h.type === "Exact" && h.name === name)?.value;
+    const value = candidates[p]!.match.headers.find((h) => h.type === "Exact" && h.name === name)?.value;
     if (value === undefined) split.rest.push(p);
     else {
       const list = split.byValue.get(value);
@@ -110,14 +112,24 @@ function splitByHeader(positions: number[], all: number[], matches: CompiledMatc
   return split;
 }
 
-/** A short list's buckets, all empty: firstHolding scans it in order and looks at none of them. */
+/** Empty buckets, shared: a short list's (firstHolding scans it in order), and any a host leaves empty. */
 const NO_PATHS: ReadonlyMap<string, Positions> = new Map();
 const NO_KEYS: ReadonlyMap<number, Positions> = new Map();
 const NO_LENGTHS = new Uint8Array(0);
+const NO_POSITIONS: number[] = [];
 
-export function buildCandidateSet(all: number[], matches: CompiledMatch[]): CandidateSet {
-  if (all.length <= SCAN_BELOW) {
-    return { all, exact: NO_PATHS, rootPrefix: undefined, prefix: NO_KEYS, regexDir: NO_KEYS, keyLengths: NO_LENGTHS, other: [] };
+/** The buckets of a host's matches, given in precedence order. */
+export function buildCandidateSet(candidates: PreparedMatch[]): CandidateSet {
+  if (candidates.length <= SCAN_BELOW) {
+    return {
+      candidates,
+      exact: NO_PATHS,
+      rootPrefix: undefined,
+      prefix: NO_KEYS,
+      regexDir: NO_KEYS,
+      keyLengths: NO_LENGTHS,
+      other: NO_POSITIONS,
+    };
   }
   const exact = new Map<string, Positions>();
   const rootPrefix: number[] = [];
@@ -125,9 +137,10 @@ export function buildCandidateSet(all: number[], matches: CompiledMatch[]): Cand
   const regexDir = new Map<number, Positions>();
   const other: number[] = [];
   const into = <K>(bucket: Map<K, Positions>, key: K, position: number) => {
-    const list = bucket.get(key) as number[] | undefined; // lists until split below
-    if (list) list.push(position);
-    else bucket.set(key, [position]);
+    const held = bucket.get(key) as number | number[] | undefined; // no splits until below
+    if (held === undefined) bucket.set(key, position);
+    else if (typeof held === "number") bucket.set(key, [held, position]);
+    else held.push(position);
   };
   // Flags by key length, grown as keys come (a host's longest prefix is rarely above a few dozen characters).
   let keyLengths = new Uint8Array(32);
@@ -139,8 +152,8 @@ export function buildCandidateSet(all: number[], matches: CompiledMatch[]): Cand
     }
     keyLengths[length]! |= flag;
   };
-  for (let position = 0; position < all.length; position++) {
-    const path = matches[all[position]!]!.path;
+  for (let position = 0; position < candidates.length; position++) {
+    const { path } = candidates[position]!.match;
     if (path.type === "Exact") into(exact, path.value, position);
     else if (path.type === "PathPrefix" && path.value === "/") rootPrefix.push(position);
     // Compiled prefixes carry no trailing slash (except "/"); anything else is left to the residual scan.
@@ -158,8 +171,7 @@ export function buildCandidateSet(all: number[], matches: CompiledMatch[]): Cand
   }
   // Long lists are split by a header's value where that pays off (replacing a key's value keeps iterating).
   const splitLong = <K>(bucket: Map<K, Positions>) => {
-    for (const [key, list] of bucket)
-      if (Array.isArray(list) && list.length > SCAN_BELOW) bucket.set(key, splitByHeader(list, all, matches));
+    for (const [key, list] of bucket) if (Array.isArray(list) && list.length > SCAN_BELOW) bucket.set(key, splitByHeader(list, candidates));
   };
   splitLong(exact);
   splitLong(prefix);
@@ -167,40 +179,35 @@ export function buildCandidateSet(all: number[], matches: CompiledMatch[]): Cand
   let longest = keyLengths.length - 1;
   while (longest >= 0 && keyLengths[longest] === 0) longest--;
   return {
-    all,
-    exact,
-    rootPrefix: rootPrefix.length > 0 ? splitByHeader(rootPrefix, all, matches) : undefined,
-    prefix,
-    regexDir,
+    candidates,
+    exact: exact.size > 0 ? exact : NO_PATHS,
+    rootPrefix: rootPrefix.length > 0 ? splitByHeader(rootPrefix, candidates) : undefined,
+    prefix: prefix.size > 0 ? prefix : NO_KEYS,
+    regexDir: regexDir.size > 0 ? regexDir : NO_KEYS,
     // Trimmed: firstHolding reads the path no further than the longest key.
     keyLengths: keyLengths.subarray(0, longest + 1),
-    other: splitByHeader(other, all, matches),
+    other: other.length > 0 ? splitByHeader(other, candidates) : NO_POSITIONS,
   };
 }
 
 /** The first holding candidate among `positions` (ascending) that is before `best`; `best` when there is none. */
-function scanList(set: CandidateSet, positions: number[] | undefined, best: number, matches: PreparedMatch[], req: RequestFacts): number {
+function scanList(candidates: PreparedMatch[], positions: number[] | undefined, best: number, req: RequestFacts): number {
   if (positions === undefined) return best;
   for (let k = 0; k < positions.length; k++) {
     const p = positions[k]!;
     if (p >= best) return best;
-    if (matchHolds(matches[set.all[p]!]!, req)) return p;
+    if (matchHolds(candidates[p]!, req)) return p;
   }
   return best;
 }
 
-function scanBefore(
-  set: CandidateSet,
-  positions: Positions | undefined,
-  best: number,
-  matches: PreparedMatch[],
-  req: RequestFacts,
-): number {
-  if (positions === undefined || Array.isArray(positions)) return scanList(set, positions, best, matches, req);
+function scanBefore(candidates: PreparedMatch[], positions: Positions | undefined, best: number, req: RequestFacts): number {
+  if (typeof positions === "number") return positions < best && matchHolds(candidates[positions]!, req) ? positions : best;
+  if (positions === undefined || Array.isArray(positions)) return scanList(candidates, positions, best, req);
   // Candidates needing another value of the header cannot hold; the two lists together cover the rest.
   const value = req.headers.get(positions.name);
-  const found = value === null ? best : scanList(set, positions.byValue.get(value), best, matches, req);
-  return scanList(set, positions.rest, found, matches, req);
+  const found = value === null ? best : scanList(candidates, positions.byValue.get(value), best, req);
+  return scanList(candidates, positions.rest, found, req);
 }
 
 /**
@@ -209,17 +216,18 @@ function scanBefore(
  * Prefix and regex buckets are looked up for every segment prefix of the path ("/a", "/a/b", ...), by
  * the key one pass over the path builds.
  */
-export function firstHolding(set: CandidateSet, matches: PreparedMatch[], req: RequestFacts): number {
+export function firstHolding(set: CandidateSet, req: RequestFacts): number {
+  const { candidates } = set;
   // A short list is cheaper to scan than to look up by path.
-  if (set.all.length <= SCAN_BELOW) {
-    for (let p = 0; p < set.all.length; p++) if (matchHolds(matches[set.all[p]!]!, req)) return p;
+  if (candidates.length <= SCAN_BELOW) {
+    for (let p = 0; p < candidates.length; p++) if (matchHolds(candidates[p]!, req)) return p;
     return -1;
   }
   const { path } = req;
   const { exact, rootPrefix, prefix, regexDir } = set;
-  let best = set.all.length;
-  if (exact.size > 0) best = scanBefore(set, exact.get(path), best, matches, req);
-  if (rootPrefix !== undefined) best = scanBefore(set, rootPrefix, best, matches, req);
+  let best = candidates.length;
+  if (exact.size > 0) best = scanBefore(candidates, exact.get(path), best, req);
+  if (rootPrefix !== undefined) best = scanBefore(candidates, rootPrefix, best, req);
   const { keyLengths } = set;
   // Only lengths some prefix or regex directory has are looked up, and the path is read no further than the longest.
   const max = keyLengths.length - 1;
@@ -233,20 +241,20 @@ export function firstHolding(set: CandidateSet, matches: PreparedMatch[], req: R
       const has = c === 47 ? keyLengths[i]! : 0;
       if (has & HAS_PREFIX) {
         const byPrefix = prefix.get(key);
-        if (byPrefix !== undefined) best = scanBefore(set, byPrefix, best, matches, req);
+        if (byPrefix !== undefined) best = scanBefore(candidates, byPrefix, best, req);
       }
       if (has & HAS_REGEX_DIR) {
         const byRegex = regexDir.get(key);
-        if (byRegex !== undefined) best = scanBefore(set, byRegex, best, matches, req);
+        if (byRegex !== undefined) best = scanBefore(candidates, byRegex, best, req);
       }
       key = stepKey(key, c);
     }
     // The whole path as a prefix (key now covers it when the loop read it all).
     if (i === path.length && path.length > 1 && keyLengths[i]! & HAS_PREFIX && path.charCodeAt(i - 1) !== 47) {
       const whole = prefix.get(key);
-      if (whole !== undefined) best = scanBefore(set, whole, best, matches, req);
+      if (whole !== undefined) best = scanBefore(candidates, whole, best, req);
     }
   }
-  if (!Array.isArray(set.other) || set.other.length > 0) best = scanBefore(set, set.other, best, matches, req);
-  return best === set.all.length ? -1 : best;
+  if (!Array.isArray(set.other) || set.other.length > 0) best = scanBefore(candidates, set.other, best, req);
+  return best === candidates.length ? -1 : best;
 }

@@ -18,7 +18,8 @@ export interface RequestFacts {
 }
 
 function pathMatches(m: PreparedMatch, path: string): boolean {
-  const { type, value } = m.match.path;
+  const type = m.pathType;
+  const value = m.pathValue;
   if (type === "Exact") return path === value;
   if (type === "PathPrefix") {
     // Segment boundary: `/abc` matches `/abc` and `/abc/...`, never `/abcd`.
@@ -29,9 +30,10 @@ function pathMatches(m: PreparedMatch, path: string): boolean {
 
 /** Whether one prepared match holds for a request (path, method, headers, query; not the host). */
 export function matchHolds(m: PreparedMatch, req: RequestFacts): boolean {
-  const { match } = m;
-  if (match.method !== undefined && match.method !== req.method) return false;
+  if (m.method !== undefined && m.method !== req.method) return false;
   if (!pathMatches(m, req.path)) return false;
+  if (!m.conditions) return true;
+  const { match } = m;
   for (let i = 0; i < match.headers.length; i++) {
     const h = match.headers[i]!;
     const actual = req.headers.get(h.name);

@@ -13,7 +13,6 @@ export { matchHolds, type RequestFacts };
 export interface RouteMatch {
   rule: CompiledRule;
   ruleIndex: number;
-  matchId: string;
   /** The matched PathPrefix value, for ReplacePrefixMatch. */
   prefix?: string;
 }
@@ -24,13 +23,12 @@ export function candidatesFor(index: PreparedHostIndex, host: string): Candidate
 }
 
 function routeMatch(prepared: PreparedTable, m: PreparedMatch): RouteMatch | null {
-  const rule = prepared.rules[m.match.rule];
+  const rule = prepared.rules[m.rule];
   if (!rule) return null;
   return {
     rule,
-    ruleIndex: m.match.rule,
-    matchId: m.match.id,
-    prefix: m.match.path.type === "PathPrefix" ? m.match.path.value : undefined,
+    ruleIndex: m.rule,
+    prefix: m.pathType === "PathPrefix" ? m.pathValue : undefined,
   };
 }
 
@@ -45,15 +43,14 @@ export function matchRequest(prepared: PreparedTable, req: RequestFacts): RouteM
   const candidates = candidatesFor(index, req.host);
   const preferPort = req.port !== undefined && prepared.multiPort[req.protocol] ? req.port : undefined;
   if (preferPort === undefined) {
-    const position = firstHolding(candidates, prepared.matches, req);
-    return position === -1 ? null : routeMatch(prepared, prepared.matches[candidates.all[position]!]!);
+    const position = firstHolding(candidates, req);
+    return position === -1 ? null : routeMatch(prepared, candidates.candidates[position]!);
   }
   // Several listener ports: the first holding candidate of the request's port, else the first overall.
   let first: PreparedMatch | undefined;
-  for (const i of candidates.all) {
-    const m = prepared.matches[i];
-    if (!m || !matchHolds(m, req)) continue;
-    if (prepared.rules[m.match.rule]?.listenerPort === preferPort) return routeMatch(prepared, m);
+  for (const m of candidates.candidates) {
+    if (!matchHolds(m, req)) continue;
+    if (prepared.rules[m.rule]?.listenerPort === preferPort) return routeMatch(prepared, m);
     first ??= m;
   }
   return first ? routeMatch(prepared, first) : null;

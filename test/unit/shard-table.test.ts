@@ -8,7 +8,7 @@ import { diffTables } from "../../scripts/sync/diff-tables";
 import { planOrRefuse } from "../../scripts/sync/run-sync";
 import { UserError } from "../../scripts/sync/user-error";
 import { joinShards, planStorage } from "../../src/compile/shard-table";
-import { matchRequest, type RequestFacts } from "../../src/routing/match-request";
+import { matchRequest, type RequestFacts, type RouteMatch } from "../../src/routing/match-request";
 import { prepareTable } from "../../src/routing/prepared-table";
 import { parseStoredTable } from "../../src/table/parse-route-table";
 import { isSharded, type RouteTable, type ShardedTable } from "../../src/table/route-table";
@@ -71,11 +71,13 @@ describe("storage plan", () => {
       },
       null,
     );
+    // What a request is served by: the rule, and the prefix a rewrite replaces.
+    const servedBy = (m: RouteMatch | null) => (m ? `${m.rule.id} ${m.prefix ?? ""}` : null);
     let matched = 0;
     for (const req of requests()) {
-      const expected = matchRequest(whole, req)?.matchId ?? null;
+      const expected = servedBy(matchRequest(whole, req));
       const prepared = await served.forHost(req.protocol, req.host);
-      const actual = prepared ? (matchRequest(prepared, req)?.matchId ?? null) : null;
+      const actual = prepared ? servedBy(matchRequest(prepared, req)) : null;
       expect(actual, `${req.host}${req.path} ${req.headers.get("x-shard") ?? ""}`).toBe(expected);
       if (expected) matched++;
     }
