@@ -31,7 +31,8 @@ Options:
   --remote              write to the KV namespace in wrangler.toml, through wrangler and your login
   --dry-run             show what would change against the current table; write nothing
   --rollback [VERSION]  point the edge back at VERSION (default: the previous version)
-  --strict              exit 1 and write nothing when any resource was rejected
+  --strict              exit 1 and write nothing when the report has any error (a
+                        resource rejected, or a rule or backendRef of one dropped)
   --json                machine-readable output
   --status-out DIR      write each object's status block as YAML under DIR
   --wrangler-config F   wrangler config file (default: wrangler.toml)
@@ -39,7 +40,7 @@ Options:
                         (bytes, or with KiB/MiB; default: 4MiB, at most 25MiB)
   -h, --help            this text
 
-Exit codes: 0 written or unchanged (warnings allowed); 1 --strict and something was rejected;
+Exit codes: 0 written or unchanged (warnings allowed); 1 --strict and the report has errors;
 2 input that cannot be used (YAML syntax error, unknown flag), nothing written.`;
 
 const UNITS: Record<string, number> = { "": 1, b: 1, kib: 1024, kb: 1000, mib: 2 ** 20, mb: 1e6 };

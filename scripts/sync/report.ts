@@ -7,7 +7,7 @@ const objectName = (o: ObjectRef) => `${o.kind} ${o.namespace}/${o.name}`;
 const where = (o: ObjectRef) => (o.file ? ` (${o.file}${o.line ? `:${o.line}` : ""})` : "");
 const conditionText = (c: Condition) => `${c.type}=${c.status}${c.status === "True" && c.reason === c.type ? "" : ` ${c.reason}`}`;
 const SYMBOL = { error: "✗", warning: "!", info: "·" } as const;
-const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+export const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
 export interface ReportInput {
   table: RouteTable;

@@ -12,7 +12,7 @@ import { pushTable, readCurrentTable, rollbackTable } from "./publish";
 import { openRemoteKv } from "./remote-kv";
 import { unreachableEndpoints } from "./unreachable-endpoints";
 import { UserError } from "./user-error";
-import { formatReport } from "./report";
+import { count, formatReport } from "./report";
 import { writeStatusFiles } from "./write-status";
 
 export interface Output {
@@ -94,7 +94,7 @@ async function compileAndWrite(options: SyncOptions, io: Output, loaded: LoadedC
   const name = loaded.edge.name;
   const result = await compileRouteTable(loaded.edge, loaded.manifests);
   const plan = planOrRefuse(result.table, { shardBytes: options.shardBytes }, result.text);
-  const rejected = result.diagnostics.some((d) => d.severity === "error");
+  const errors = result.diagnostics.filter((d) => d.severity === "error").length;
   const clusters = loaded.edge.clusters.map((c) => c.name);
   if (options.statusOut) writeStatusFiles(options.statusOut, result.statuses);
   const summary: Record<string, unknown> = {
@@ -124,9 +124,9 @@ async function compileAndWrite(options: SyncOptions, io: Output, loaded: LoadedC
     return code;
   };
 
-  if (options.strict && rejected) {
+  if (options.strict && errors > 0) {
     summary.written = false;
-    if (!options.json) io.err("--strict: resources were rejected; nothing written");
+    if (!options.json) io.err(`--strict: ${count(errors, "error")} above; nothing written`);
     return finish(EXIT.REJECTED);
   }
 
