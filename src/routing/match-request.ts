@@ -40,15 +40,15 @@ function routeMatch(prepared: PreparedTable, m: PreparedMatch): RouteMatch | nul
 export function matchRequest(prepared: PreparedTable, req: RequestFacts): RouteMatch | null {
   const index = prepared.hosts[req.protocol];
   if (!index) return null;
-  const candidates = candidatesFor(index, req.host);
+  const set = candidatesFor(index, req.host);
   const preferPort = req.port !== undefined && prepared.multiPort[req.protocol] ? req.port : undefined;
   if (preferPort === undefined) {
-    const position = firstHolding(candidates, req);
-    return position === -1 ? null : routeMatch(prepared, candidates.candidates[position]!);
+    const position = firstHolding(set, req);
+    return position === -1 ? null : routeMatch(prepared, set.candidates[position]!);
   }
   // Several listener ports: the first holding candidate of the request's port, else the first overall.
   let first: PreparedMatch | undefined;
-  for (const m of candidates.candidates) {
+  for (const m of set.candidates) {
     if (!matchHolds(m, req)) continue;
     if (prepared.rules[m.rule]?.listenerPort === preferPort) return routeMatch(prepared, m);
     first ??= m;
