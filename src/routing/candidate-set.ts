@@ -37,6 +37,14 @@ export interface CandidateSet {
   regexDir: ReadonlyMap<number, Positions>;
   /** By length: HAS_PREFIX and/or HAS_REGEX_DIR when some key of that length exists, so only those lengths are looked up. */
   keyLengths: Uint8Array;
+  /**
+   * The length, and the key, of the start every prefix and regex directory of this host shares ("/api/v"
+   * for "/api/v1" and "/api/v2"): the pass over a path starts after it. It does not check that the path
+   * starts with it: a path that does not cannot have one of those prefixes, so the keys it then builds
+   * find either nothing or candidates matchHolds turns down.
+   */
+  leadLength: number;
+  leadKey: number;
   /** Every other candidate. */
   other: Positions;
 }
@@ -48,6 +56,9 @@ export interface CandidateSet {
  */
 const stepKey = (key: number, charCode: number): number => Math.imul(key ^ charCode, 16777619) & 0x3fffffff;
 const KEY_START = 0x811c9dc5 & 0x3fffffff;
+
+/** The key of "/". */
+const ROOT_KEY = stepKey(KEY_START, 47);
 
 const HAS_PREFIX = 1;
 const HAS_REGEX_DIR = 2;
@@ -128,6 +139,8 @@ export function buildCandidateSet(candidates: PreparedMatch[]): CandidateSet {
       prefix: NO_KEYS,
       regexDir: NO_KEYS,
       keyLengths: NO_LENGTHS,
+      leadLength: 1,
+      leadKey: ROOT_KEY,
       other: NO_POSITIONS,
     };
   }
@@ -152,6 +165,15 @@ export function buildCandidateSet(candidates: PreparedMatch[]): CandidateSet {
     }
     keyLengths[length]! |= flag;
   };
+  let lead: string | undefined;
+  const keyed = (value: string) => {
+    if (lead === undefined) lead = value;
+    else {
+      let same = 0;
+      while (same < lead.length && same < value.length && lead.charCodeAt(same) === value.charCodeAt(same)) same++;
+      lead = lead.slice(0, same);
+    }
+  };
   for (let position = 0; position < candidates.length; position++) {
     const { path } = candidates[position]!.match;
     if (path.type === "Exact") into(exact, path.value, position);
@@ -160,12 +182,14 @@ export function buildCandidateSet(candidates: PreparedMatch[]): CandidateSet {
     else if (path.type === "PathPrefix" && !path.value.endsWith("/")) {
       into(prefix, pathKey(path.value), position);
       flagLength(path.value.length, HAS_PREFIX);
+      keyed(path.value);
     } else {
       const directory = path.type === "RegularExpression" ? literalDirectory(path.value) : null;
       if (directory === null) other.push(position);
       else {
         into(regexDir, pathKey(directory), position);
         flagLength(directory.length, HAS_REGEX_DIR);
+        keyed(directory);
       }
     }
   }
@@ -186,6 +210,9 @@ export function buildCandidateSet(candidates: PreparedMatch[]): CandidateSet {
     regexDir: regexDir.size > 0 ? regexDir : NO_KEYS,
     // Trimmed: firstHolding reads the path no further than the longest key.
     keyLengths: keyLengths.subarray(0, longest + 1),
+    // Every path starts with "/", so the pass starts after it at least.
+    leadLength: lead && lead.length > 1 ? lead.length : 1,
+    leadKey: lead && lead.length > 1 ? pathKey(lead) : ROOT_KEY,
     other: other.length > 0 ? splitByHeader(other, candidates) : NO_POSITIONS,
   };
 }
@@ -232,9 +259,9 @@ export function firstHolding(set: CandidateSet, req: RequestFacts): number {
   // Only lengths some prefix or regex directory has are looked up, and the path is read no further than the longest.
   const max = keyLengths.length - 1;
   if (max > 0) {
-    let key = stepKey(KEY_START, 47); // "/"
+    let key = set.leadKey;
     const end = Math.min(path.length, max + 1);
-    let i = 1;
+    let i = set.leadLength;
     for (; i < end; i++) {
       const c = path.charCodeAt(i);
       // key is that of path[0, i): at a "/", a directory of the path.

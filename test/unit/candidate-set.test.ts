@@ -100,6 +100,32 @@ describe("candidate buckets", () => {
     }
   });
 
+  it("find the same first candidate as a full scan when every prefix and directory shares a start, for paths with and without it", ({
+    expect,
+  }) => {
+    const prefixes = ["/api/v1", "/api/v2", "/api/v10", "/api/v1/items", "/api/v", "/api/vv/x", "/api/v2/a/b"];
+    const regexes = ["/api/v3/[0-9]+", "/api/v1/x.*"];
+    const matches: CompiledMatch[] = [...prefixes, ...regexes].map((value, i) => ({
+      id: `m${i}`,
+      rule: i,
+      path: { type: i < prefixes.length ? "PathPrefix" : "RegularExpression", value },
+      headers: [],
+      queryParams: [],
+    }));
+    const prepared = matches.map(prepareMatch);
+    // Precedence as the compiler sorts it does not matter here: the answer must equal a scan in this order.
+    const set = buildCandidateSet(prepared);
+    expect(set.leadLength).toBe("/api/v".length);
+    const paths = [
+      ...["/api/v1", "/api/v1/", "/api/v1/x", "/api/v10/x", "/api/v1/items/9", "/api/v", "/api/v/", "/api/vv/x/y", "/api/v2/a/b"],
+      ...["/api/v3/42", "/api/v3/x", "/api/v1/xyz", "/api", "/", "/api/w1/x", "/apx/v1/x", "/zzz/v1", "/a", "/api/v2/a"],
+    ];
+    for (const path of paths) {
+      const req: RequestFacts = { protocol: "HTTP", host: "h", path, method: "GET", headers: new Headers(), query: new URLSearchParams() };
+      expect(firstHolding(set, req), path).toBe(prepared.findIndex((m) => matchHolds(m, req)));
+    }
+  });
+
   it("tells apart prefixes whose path keys collide (they share a bucket)", ({ expect }) => {
     // Found by search: two prefixes with the same 30-bit key.
     const [a, b] = ["/c229618", "/c801496"];
