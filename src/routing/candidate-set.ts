@@ -218,12 +218,19 @@ export function buildCandidateSet(candidates: PreparedMatch[]): CandidateSet {
 }
 
 /** The first holding candidate among `positions` (ascending) that is before `best`; `best` when there is none. */
-function scanList(candidates: PreparedMatch[], positions: number[] | undefined, best: number, req: RequestFacts): number {
+function scanList(
+  candidates: PreparedMatch[],
+  positions: number[] | undefined,
+  best: number,
+  req: RequestFacts,
+  readName?: string,
+  readValue: string | null = null,
+): number {
   if (positions === undefined) return best;
   for (let k = 0; k < positions.length; k++) {
     const p = positions[k]!;
     if (p >= best) return best;
-    if (matchHolds(candidates[p]!, req)) return p;
+    if (matchHolds(candidates[p]!, req, readName, readValue)) return p;
   }
   return best;
 }
@@ -232,9 +239,11 @@ function scanBefore(candidates: PreparedMatch[], positions: Positions | undefine
   if (typeof positions === "number") return positions < best && matchHolds(candidates[positions]!, req) ? positions : best;
   if (positions === undefined || Array.isArray(positions)) return scanList(candidates, positions, best, req);
   // Candidates needing another value of the header cannot hold; the two lists together cover the rest.
-  const value = req.headers.get(positions.name);
-  const found = value === null ? best : scanList(candidates, positions.byValue.get(value), best, req);
-  return scanList(candidates, positions.rest, found, req);
+  // The header read here is handed on, so no candidate reads it again.
+  const { name } = positions;
+  const value = req.headers.get(name);
+  const found = value === null ? best : scanList(candidates, positions.byValue.get(value), best, req, name, value);
+  return scanList(candidates, positions.rest, found, req, name, value);
 }
 
 /**

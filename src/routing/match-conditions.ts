@@ -28,15 +28,18 @@ function pathMatches(m: PreparedMatch, path: string): boolean {
   return m.pathRegex?.test(path) ?? false;
 }
 
-/** Whether one prepared match holds for a request (path, method, headers, query; not the host). */
-export function matchHolds(m: PreparedMatch, req: RequestFacts): boolean {
+/**
+ * Whether one prepared match holds for a request (path, method, headers, query; not the host). A caller
+ * that has already read one header gives its name and value, so it is not read from the request again.
+ */
+export function matchHolds(m: PreparedMatch, req: RequestFacts, readName?: string, readValue: string | null = null): boolean {
   if (m.method !== undefined && m.method !== req.method) return false;
   if (!pathMatches(m, req.path)) return false;
   if (!m.conditions) return true;
   const { match } = m;
   for (let i = 0; i < match.headers.length; i++) {
     const h = match.headers[i]!;
-    const actual = req.headers.get(h.name);
+    const actual = h.name === readName ? readValue : req.headers.get(h.name);
     if (actual === null) return false;
     const regex = m.headerRegex[i];
     if (regex ? !regex.test(actual) : actual !== h.value) return false;

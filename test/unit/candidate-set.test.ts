@@ -126,6 +126,27 @@ describe("candidate buckets", () => {
     }
   });
 
+  it("a bucket split by a header's value reads that header once, and its other candidates see the same value", ({ expect }) => {
+    // Ten candidates on every path: eight need x-route to be r0..r7, one a regular expression on it, one nothing.
+    const header = (type: "Exact" | "RegularExpression", value: string): CompiledValueMatch => ({ name: "x-route", type, value });
+    const needs = [...Array.from({ length: 8 }, (_, i) => [header("Exact", `r${i}`)]), [header("RegularExpression", "r9|r1[0-9]")], []];
+    const prepared = needs.map((headers, i) =>
+      prepareMatch({ id: `m${i}`, rule: i, path: { type: "PathPrefix", value: "/" }, headers, queryParams: [] }),
+    );
+    const set = buildCandidateSet(prepared);
+    expect(Array.isArray(set.rootPrefix)).toBe(false);
+    let reads = 0;
+    for (const value of ["r3", "r12", "r9", "r20", "", null]) {
+      const headers = new Headers(value === null ? {} : { "x-route": value });
+      const counted = { get: (name: string) => (reads++, headers.get(name)) };
+      const req: RequestFacts = { protocol: "HTTP", host: "h", path: "/x", method: "GET", headers: counted, query: new URLSearchParams() };
+      reads = 0;
+      const expected = prepared.findIndex((m) => matchHolds(m, { ...req, headers }));
+      expect(firstHolding(set, req), `x-route: ${value}`).toBe(expected);
+      expect(reads, `x-route: ${value}`).toBe(1);
+    }
+  });
+
   it("tells apart prefixes whose path keys collide (they share a bucket)", ({ expect }) => {
     // Found by search: two prefixes with the same 30-bit key.
     const [a, b] = ["/c229618", "/c801496"];
