@@ -165,8 +165,9 @@ export function buildCandidateSet(candidates: PreparedMatch[]): CandidateSet {
     }
     keyLengths[length]! |= flag;
   };
+  // The start every prefix and regex directory seen so far shares.
   let lead: string | undefined;
-  const keyed = (value: string) => {
+  const narrowLead = (value: string) => {
     if (lead === undefined) lead = value;
     else {
       let same = 0;
@@ -182,14 +183,14 @@ export function buildCandidateSet(candidates: PreparedMatch[]): CandidateSet {
     else if (path.type === "PathPrefix" && !path.value.endsWith("/")) {
       into(prefix, pathKey(path.value), position);
       flagLength(path.value.length, HAS_PREFIX);
-      keyed(path.value);
+      narrowLead(path.value);
     } else {
       const directory = path.type === "RegularExpression" ? literalDirectory(path.value) : null;
       if (directory === null) other.push(position);
       else {
         into(regexDir, pathKey(directory), position);
         flagLength(directory.length, HAS_REGEX_DIR);
-        keyed(directory);
+        narrowLead(directory);
       }
     }
   }
