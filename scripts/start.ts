@@ -73,13 +73,16 @@ function requestsFor(table: RouteTable, base: string): string {
 
 async function main(): Promise<void> {
   const loaded = loadConfig(CONFIG);
-  const { table } = await compileRouteTable(loaded.edge, loaded.manifests);
+  const result = await compileRouteTable(loaded.edge, loaded.manifests);
+  const { table } = result;
   const origins = await startOrigins(table);
   console.log(`started ${origins.length} local origins: ${origins.map((o) => `${o.identity.cluster}:${o.port}`).join(" ")}\n`);
-  const code = await runSync(parseSyncArgs(["--config", CONFIG, "--local", "--persist-to", PERSIST_TO]), {
-    out: console.log,
-    err: console.error,
-  });
+  // The sync pushes the table compiled above rather than reading and compiling the config again.
+  const code = await runSync(
+    parseSyncArgs(["--config", CONFIG, "--local", "--persist-to", PERSIST_TO]),
+    { out: console.log, err: console.error },
+    { loaded, result },
+  );
   if (code !== 0) throw new UserError(`sync exited ${code}`, "fix the config errors above");
   let gateway: LocalGateway;
   try {

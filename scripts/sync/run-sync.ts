@@ -1,5 +1,5 @@
 /** @module One sync run: load ▸ compile ▸ report ▸ (strict gate) ▸ push or dry-run or rollback. Returns the exit code. */
-import { compileRouteTable } from "../../src/compile/compile-route-table";
+import { type CompileResult, compileRouteTable } from "../../src/compile/compile-route-table";
 import { planStorage, type ShardLimits, type StoragePlan } from "../../src/compile/shard-table";
 import type { RouteTable } from "../../src/table/route-table";
 import { readWranglerFacts } from "../lib/wrangler-config";
@@ -67,14 +67,20 @@ export function planOrRefuse(table: RouteTable, limits: ShardLimits = {}, text?:
   );
 }
 
-export async function runSync(options: SyncOptions, io: Output): Promise<number> {
+/** A config already read and compiled by the caller (`npm start` compiles it first, to start its origins). */
+export interface CompiledConfig {
+  loaded: LoadedConfig;
+  result: CompileResult;
+}
+
+export async function runSync(options: SyncOptions, io: Output, compiled?: CompiledConfig): Promise<number> {
   // Opened first: local KV's workerd starts while the config is read and compiled (and is released
   // unused when the config is unusable).
   const store = new StoreOpenedAhead(options);
   try {
-    const loaded = loadConfig(options.configDir);
+    const loaded = compiled?.loaded ?? loadConfig(options.configDir);
     if (options.rollback) return await rollback(options, io, loaded.edge.name, store);
-    return await compileAndWrite(options, io, loaded, store);
+    return await compileAndWrite(options, io, loaded, store, compiled?.result);
   } finally {
     await store.release();
   }
@@ -90,9 +96,15 @@ async function rollback(options: SyncOptions, io: Output, name: string, store: S
   return EXIT.OK;
 }
 
-async function compileAndWrite(options: SyncOptions, io: Output, loaded: LoadedConfig, store: StoreOpenedAhead): Promise<number> {
+async function compileAndWrite(
+  options: SyncOptions,
+  io: Output,
+  loaded: LoadedConfig,
+  store: StoreOpenedAhead,
+  compiled: CompileResult | undefined,
+): Promise<number> {
   const name = loaded.edge.name;
-  const result = await compileRouteTable(loaded.edge, loaded.manifests);
+  const result = compiled ?? (await compileRouteTable(loaded.edge, loaded.manifests));
   const plan = planOrRefuse(result.table, { shardBytes: options.shardBytes }, result.text);
   const errors = result.diagnostics.filter((d) => d.severity === "error").length;
   const clusters = loaded.edge.clusters.map((c) => c.name);
