@@ -57,9 +57,6 @@ export interface CandidateSet {
 const stepKey = (key: number, charCode: number): number => Math.imul(key ^ charCode, 16777619) & 0x3fffffff;
 const KEY_START = 0x811c9dc5 & 0x3fffffff;
 
-/** The key of "/". */
-const ROOT_KEY = stepKey(KEY_START, 47);
-
 const HAS_PREFIX = 1;
 const HAS_REGEX_DIR = 2;
 
@@ -140,7 +137,7 @@ export function buildCandidateSet(candidates: PreparedMatch[]): CandidateSet {
       regexDir: NO_KEYS,
       keyLengths: NO_LENGTHS,
       leadLength: 1,
-      leadKey: ROOT_KEY,
+      leadKey: pathKey("/"),
       other: NO_POSITIONS,
     };
   }
@@ -203,6 +200,8 @@ export function buildCandidateSet(candidates: PreparedMatch[]): CandidateSet {
   splitLong(regexDir);
   let longest = keyLengths.length - 1;
   while (longest >= 0 && keyLengths[longest] === 0) longest--;
+  // Every path starts with "/", so the pass starts after it at least.
+  const shared = lead !== undefined && lead.length > 1 ? lead : "/";
   return {
     candidates,
     exact: exact.size > 0 ? exact : NO_PATHS,
@@ -211,9 +210,8 @@ export function buildCandidateSet(candidates: PreparedMatch[]): CandidateSet {
     regexDir: regexDir.size > 0 ? regexDir : NO_KEYS,
     // Trimmed: firstHolding reads the path no further than the longest key.
     keyLengths: keyLengths.subarray(0, longest + 1),
-    // Every path starts with "/", so the pass starts after it at least.
-    leadLength: lead && lead.length > 1 ? lead.length : 1,
-    leadKey: lead && lead.length > 1 ? pathKey(lead) : ROOT_KEY,
+    leadLength: shared.length,
+    leadKey: pathKey(shared),
     other: other.length > 0 ? splitByHeader(other, candidates) : NO_POSITIONS,
   };
 }
