@@ -8,6 +8,8 @@ const where = (o: ObjectRef) => (o.file ? ` (${o.file}${o.line ? `:${o.line}` : 
 const conditionText = (c: Condition) => `${c.type}=${c.status}${c.status === "True" && c.reason === c.type ? "" : ` ${c.reason}`}`;
 const SYMBOL = { error: "✗", warning: "!", info: "·" } as const;
 export const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+/** What the summary counts as errors, and `--strict` refuses on. */
+export const errorCount = (diagnostics: Diagnostic[]): number => diagnostics.filter((d) => d.severity === "error").length;
 
 export interface ReportInput {
   table: RouteTable;
@@ -49,7 +51,7 @@ export function formatReport(input: ReportInput): string {
     }
   }
   for (const s of input.skipped) lines.push(`! ${s.file}:${s.line}: ${s.message}; skipped`);
-  const errors = input.diagnostics.filter((d) => d.severity === "error").length;
+  const errors = errorCount(input.diagnostics);
   const warnings = input.diagnostics.filter((d) => d.severity === "warning").length + input.skipped.length;
   // Errors, not objects: a route can have several, and one with a dropped rule is still served.
   lines.push("", `${count(errors, "error")}, ${count(warnings, "warning")}`);

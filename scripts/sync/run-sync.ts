@@ -12,7 +12,7 @@ import { pushTable, readCurrentTable, rollbackTable } from "./publish";
 import { openRemoteKv } from "./remote-kv";
 import { unreachableEndpoints } from "./unreachable-endpoints";
 import { UserError } from "./user-error";
-import { count, formatReport } from "./report";
+import { count, errorCount, formatReport } from "./report";
 import { writeStatusFiles } from "./write-status";
 
 export interface Output {
@@ -106,7 +106,7 @@ async function compileAndWrite(
   const name = loaded.edge.name;
   const result = compiled ?? (await compileRouteTable(loaded.edge, loaded.manifests));
   const plan = planOrRefuse(result.table, { shardBytes: options.shardBytes }, result.text);
-  const errors = result.diagnostics.filter((d) => d.severity === "error").length;
+  const errors = errorCount(result.diagnostics);
   const clusters = loaded.edge.clusters.map((c) => c.name);
   if (options.statusOut) writeStatusFiles(options.statusOut, result.statuses);
   const summary: Record<string, unknown> = {
