@@ -9,7 +9,7 @@ import { parseRouteTable } from "../table/parse-route-table";
 import type { CompiledBackend, Protocol, ShardedTable } from "../table/route-table";
 import { GatewayError } from "./errors";
 
-/** Shards kept per isolate: at the default shard size (4 MiB of JSON, ~11 MiB prepared), about 45 MiB. */
+/** Shards kept per isolate: at the default shard size (4 MiB of JSON, ~10 MiB prepared), about 40 MiB. */
 export const MAX_LOADED_SHARDS = 4;
 /** After a new version is adopted, how long the previous one still answers for hosts whose new shard cannot be read. */
 const FALLBACK_MS = 60_000;
