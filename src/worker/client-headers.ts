@@ -3,7 +3,7 @@
  * and the names that must not reach an origin. Iterating a Headers object is the costliest header
  * operation in workerd (a C++ call per entry), so nothing else walks them.
  */
-import { HOP_BY_HOP } from "./forwarding-headers";
+import { connectionListed, PROXY_HOP_BY_HOP } from "./forwarding-headers";
 
 /** Header names in this namespace belong to the gateway; a client's never reach an origin. */
 const INTERNAL_PREFIX = "x-kedge-";
@@ -18,7 +18,10 @@ const EXPECT = "expect";
 export interface ClientHeaders {
   /** Total length of names and values. */
   bytes: number;
-  /** Present names to drop on the way upstream: hop-by-hop, those Connection lists, Expect, and the gateway's own. */
+  /**
+   * Present names to drop on the way upstream: the hop-by-hop headers the runtime would forward, those
+   * Connection lists, Expect, and the gateway's own.
+   */
   dropped: string[];
   /** A WebSocket upgrade: Upgrade is then forwarded. */
   webSocket: boolean;
@@ -36,15 +39,8 @@ export function scanClientHeaders(headers: Headers): ClientHeaders {
     else if (name === "cf-connecting-ip") scan.connectingIp = value;
     else if (name === "x-forwarded-for") scan.forwardedFor = value;
     else if (name === "upgrade" && value.toLowerCase() === "websocket") scan.webSocket = true;
-    else if (HOP_BY_HOP.has(name) || name === EXPECT || name.startsWith(INTERNAL_PREFIX)) scan.dropped.push(name);
-    if (name === "connection") {
-      for (const listed of value.split(",")) {
-        const token = listed.trim().toLowerCase();
-        if (token) scan.dropped.push(token);
-      }
-    }
+    else if (name === "connection") scan.dropped.push(...connectionListed(value));
+    else if (PROXY_HOP_BY_HOP.includes(name) || name === EXPECT || name.startsWith(INTERNAL_PREFIX)) scan.dropped.push(name);
   });
-  // A WebSocket handshake keeps Upgrade even though its Connection header names it.
-  if (scan.webSocket) scan.dropped = scan.dropped.filter((name) => name !== "upgrade");
   return scan;
 }

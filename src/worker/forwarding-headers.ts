@@ -1,23 +1,38 @@
 /** @module Headers on the way to the origin and back: hop-by-hop removal and X-Forwarded-*. */
 
-/** RFC 9110 §7.6.1 connection-specific headers, never forwarded. */
-export const HOP_BY_HOP: ReadonlySet<string> = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-connection",
-  "proxy-authenticate",
-  "proxy-authorization",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-]);
+/**
+ * RFC 9110 §7.6.1 connection-specific headers that the runtime's HTTP layer owns: it frames each
+ * connection itself and passes on neither a Worker's copies nor an origin's, in either direction
+ * (test/e2e/hop-by-hop.test.ts checks that on the wire). Deleting them again would cost a runtime call
+ * each on every request, so the gateway leaves them to it.
+ */
+const RUNTIME_OWNED: ReadonlySet<string> = new Set(["connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade"]);
 
-/** Removes an origin's hop-by-hop headers, including those its Connection header names. */
+/** The hop-by-hop headers the runtime does pass on: the gateway removes these itself. */
+export const PROXY_HOP_BY_HOP: readonly string[] = ["proxy-authenticate", "proxy-authorization", "proxy-connection"];
+
+/** An RFC 9110 token: a header name a Connection header may list. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
+
+/**
+ * The names a Connection header lists that the gateway must remove (lower-case): the runtime already
+ * removes the ones it owns, and a listed word that is no header name (`close`, say, or garbage) names
+ * nothing to remove; deleting one that is not a valid name would throw.
+ */
+export function connectionListed(value: string): string[] {
+  const names: string[] = [];
+  for (const listed of value.split(",")) {
+    const name = listed.trim().toLowerCase();
+    if (TOKEN.test(name) && !RUNTIME_OWNED.has(name)) names.push(name);
+  }
+  return names;
+}
+
+/** Removes an origin's hop-by-hop headers that the runtime would pass on, including those its Connection header names. */
 export function stripHopByHop(headers: Headers): void {
   const listed = headers.get("connection");
-  if (listed) for (const name of listed.split(",")) headers.delete(name.trim());
-  for (const name of HOP_BY_HOP) headers.delete(name);
+  if (listed) for (const name of connectionListed(listed)) headers.delete(name);
+  for (const name of PROXY_HOP_BY_HOP) headers.delete(name);
 }
 
 export interface ForwardedFacts {

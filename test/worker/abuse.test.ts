@@ -67,14 +67,19 @@ describe("only the table's endpoints can be reached", () => {
         headers: {
           connection: "close, x-secret",
           "x-secret": "1",
+          "keep-alive": "timeout=5",
           "proxy-authorization": "Basic eA==",
+          "proxy-connection": "keep-alive",
           "x-kedge-trusted": "yes",
           te: "trailers",
+          upgrade: "h2c",
         },
       }),
     );
     const { headers } = (await echo(response)).request;
-    for (const name of ["x-secret", "proxy-authorization", "x-kedge-trusted", "te"]) expect(headers[name], name).toBeUndefined();
+    const hopByHop = ["x-secret", "keep-alive", "proxy-authorization", "proxy-connection", "x-kedge-trusted", "te", "upgrade"];
+    for (const name of hopByHop) expect(headers[name], name).toBeUndefined();
+    expect(headers.connection ?? "").not.toContain("x-secret");
   });
 });
 
