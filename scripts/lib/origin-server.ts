@@ -10,7 +10,7 @@
  * Upgrade header it saw) and keeps the connection until the client closes it.
  */
 import { createHash } from "node:crypto";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { AddressInfo } from "node:net";
 import { parseDuration } from "../../src/gateway-api/duration";
@@ -71,10 +71,17 @@ export async function startOrigin(identity: OriginIdentity, port = 0, host = "12
   const failures = new Map<string, number>();
   const seenTestIds = new Map<string, number>();
   let healthStatus = 200;
-  const server: Server = createServer(async (req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // Appended, not resolved: a request target "//a/b" is the path "//a/b", not the host "a".
     const target = req.url ?? "/";
-    const url = new URL(target.startsWith("/") ? `http://origin${target}` : target);
+    let url: URL;
+    try {
+      url = new URL(target.startsWith("/") ? `http://origin${target}` : target);
+    } catch {
+      res.writeHead(400, { "content-type": "text/plain" });
+      res.end(`no path in the request target ${target}`);
+      return;
+    }
     if (url.pathname === "/__origin/count") {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ count: seenTestIds.get(url.searchParams.get("testId") ?? "") ?? 0 }));
@@ -121,7 +128,10 @@ export async function startOrigin(identity: OriginIdentity, port = 0, host = "12
       "x-origin-endpoint": identity.endpoint,
     });
     res.end(JSON.stringify(body));
-  });
+  };
+  // A client that hangs up mid-body fails the body read: that request just ends, and the origin (and the
+  // `npm start` process it runs in) keeps serving.
+  const server: Server = createServer((req, res) => void answer(req, res).catch(() => res.destroy()));
   // Upgraded connections leave the server's own bookkeeping: kept here so close() ends them too.
   const upgraded = new Set<Duplex>();
   server.on("upgrade", (req: IncomingMessage, socket: Duplex) => {

@@ -3,6 +3,7 @@
  * loopback endpoint (IPv4 and IPv6), serves the table that config names, and Ctrl-C stops all of it.
  */
 import { spawn } from "node:child_process";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, it } from "vitest";
 import type { EchoResponse } from "../../scripts/lib/origin-server";
@@ -16,6 +17,16 @@ addressType: ${addressType}
 ports: [{ name: http, port: ${port} }]
 endpoints: [{ addresses: ["${address}"] }]
 `;
+
+/** Starts a POST that promises 100 kB, sends 10 bytes, and closes the connection once it has reached the origin. */
+async function abandonUpload(port: number): Promise<void> {
+  const socket = connect(port, "127.0.0.1");
+  await new Promise((resolve) => socket.once("connect", resolve));
+  socket.write(`POST /upload HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 100000\r\n\r\n0123456789`);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  socket.destroy();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+}
 
 describe("npm start with KEDGE_CONFIG", () => {
   const ws = new Workspace();
@@ -74,6 +85,12 @@ describe("npm start with KEDGE_CONFIG", () => {
     };
     expect((await get("/")).endpoint).toBe(`c1/127.0.0.1:${v4Port}`);
     expect((await get("/six/x")).endpoint).toBe(`c1/[::1]:${v6Port}`);
+
+    // A client that hangs up halfway through an upload fails the origin's read of that body; the
+    // origins run in the start process, which must go on serving.
+    await abandonUpload(edgePort);
+    expect((await get("/")).endpoint).toBe(`c1/127.0.0.1:${v4Port}`);
+    expect(child.exitCode).toBeNull();
 
     // 130 when Miniflare's own exit hook ends the process on SIGINT first, as for a user's Ctrl-C.
     expect([0, 130]).toContain(await stop());
