@@ -33,9 +33,10 @@ export interface ParsedFile {
 function toManifest(cluster: string, file: string, line: number, obj: JsonObject): Manifest | string {
   const { apiVersion, kind, metadata } = obj;
   if (typeof apiVersion !== "string" || typeof kind !== "string") return "object has no apiVersion or kind";
-  if (!isJsonObject(metadata) || typeof metadata.name !== "string" || metadata.name === "") {
+  if (!isJsonObject(metadata) || metadata.name === undefined || metadata.name === null || metadata.name === "") {
     return `${kind} has no metadata.name`;
   }
+  if (typeof metadata.name !== "string") return `${kind} metadata.name must be a string, not ${JSON.stringify(metadata.name)}`;
   const labels: Record<string, string> = {};
   if (isJsonObject(metadata.labels)) {
     for (const [k, v] of Object.entries(metadata.labels)) if (typeof v === "string") labels[k] = v;
@@ -130,6 +131,9 @@ function parseJsonFile(cluster: string, file: string, text: string): ParsedFile 
   return result;
 }
 
+/** How many alias expansions one document may make; more is refused as a resource-exhaustion attack. */
+const MAX_ALIAS_COUNT = 100;
+
 /** Parses one file's text. Throws ManifestSyntaxError on a syntax error; everything else is data. */
 export function parseManifestFile(cluster: string, file: string, text: string): ParsedFile {
   if (file.endsWith(".json")) {
@@ -146,7 +150,14 @@ export function parseManifestFile(cluster: string, file: string, text: string): 
       const pos = lineCounter.linePos(error.pos[0]);
       throw new ManifestSyntaxError(file, pos.line, pos.col, error.message.split("\n")[0] ?? error.message);
     }
-    const value: unknown = doc.toJS({ maxAliasCount: 100 });
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (error) {
+      // yaml refuses a document whose aliases expand too far (a "billion laughs" file).
+      const pos = lineCounter.linePos(doc.range[0]);
+      throw new ManifestSyntaxError(file, pos.line, pos.col, error instanceof Error ? error.message : String(error));
+    }
     if (value === null || value === undefined) continue; // an empty document between `---`
     // The object's first line, not the `---` that opens its document.
     const start = isNode(doc.contents) && doc.contents.range ? doc.contents.range[0] : doc.range[0];

@@ -73,17 +73,27 @@ describe("parseManifestFile", () => {
     }
   });
 
+  it("refuses a document whose aliases expand too far (billion laughs) with a ManifestSyntaxError, not a crash", ({ expect }) => {
+    const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];
+    for (const [prev, name] of [..."abcdef"].map((c, i) => [c, "bcdefg"[i]!]))
+      levels.push(`${name}: &${name} [${Array(9).fill(`*${prev}`).join(", ")}]`);
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: bomb }\ndata:\n${levels.map((l) => `  ${l}`).join("\n")}\n`;
+    expect(() => parseManifestFile("c", "bomb.yaml", text)).toThrow(ManifestSyntaxError);
+    expect(() => parseManifestFile("c", "bomb.yaml", text)).toThrow(/^bomb\.yaml:1:1: .*alias/i);
+  });
+
   it("skips documents without apiVersion, kind or name, with a reason", ({ expect }) => {
     const parsed = parseManifestFile(
       "c",
       "s.yaml",
-      "- just a list\n---\nkind: Service\n---\napiVersion: v1\nkind: Service\nmetadata: {}\n",
+      "- just a list\n---\nkind: Service\n---\napiVersion: v1\nkind: Service\nmetadata: {}\n---\napiVersion: v1\nkind: Service\nmetadata: { name: 123 }\n",
     );
     expect(parsed.manifests).toEqual([]);
     expect(parsed.skipped.map((s) => s.message)).toEqual([
       "document is not a YAML mapping",
       "object has no apiVersion or kind",
       "Service has no metadata.name",
+      "Service metadata.name must be a string, not 123",
     ]);
   });
 });
