@@ -1,5 +1,5 @@
 /** @module Reads the config folder: kedge.yaml and one sub-folder per cluster (YAML, JSON, `kind: List`). */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { parse, YAMLError } from "yaml";
 import { EdgeConfigError, type EdgeConfig, parseEdgeConfig } from "../../src/compile/edge-config";
@@ -17,13 +17,34 @@ export interface LoadedConfig {
 
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
 
-function filesUnder(dir: string): string[] {
+/**
+ * The manifest files under `dir`, in name order. Symbolic links are followed (manifests are often linked
+ * in from a shared folder); a file or folder reached twice, through a link or a link loop, is read once.
+ * A link to a manifest that does not exist stops the sync: skipping it would drop its routes from the edge.
+ */
+function filesUnder(dir: string, seen = new Set<string>()): string[] {
+  seen.add(realpathSync(dir));
   return readdirSync(dir, { withFileTypes: true })
     .sort((a, b) => (a.name < b.name ? -1 : 1))
     .flatMap((entry) => {
       const path = join(dir, entry.name);
-      if (entry.isDirectory()) return filesUnder(path);
-      return entry.isFile() && MANIFEST_FILE.test(entry.name) ? [path] : [];
+      let target: { isDirectory(): boolean; isFile(): boolean } = entry;
+      if (entry.isSymbolicLink()) {
+        const stat = statSync(path, { throwIfNoEntry: false });
+        if (!stat) {
+          if (!MANIFEST_FILE.test(entry.name)) return [];
+          throw new UserError(
+            `${path} links to ${readlinkSync(path)}, which does not exist`,
+            "fix or remove the link; nothing was written",
+          );
+        }
+        target = stat;
+      }
+      if (!target.isDirectory() && !(target.isFile() && MANIFEST_FILE.test(entry.name))) return [];
+      const real = realpathSync(path);
+      if (seen.has(real)) return [];
+      seen.add(real);
+      return target.isDirectory() ? filesUnder(path, seen) : [path];
     });
 }
 
@@ -35,18 +56,23 @@ export function loadConfig(configDir: string): LoadedConfig {
   const edgeFile = join(configDir, "kedge.yaml");
   if (!existsSync(edgeFile))
     throw new UserError(`${edgeFile} is missing`, "create it with apiVersion kedge.dev/v1alpha1, kind EdgeConfig (see README)");
+  let document: unknown;
+  try {
+    document = parse(readFileSync(edgeFile, "utf8"), { prettyErrors: true });
+  } catch (error) {
+    // A YAMLError, or the alias-expansion guard's error for a "billion laughs" file.
+    const pos = error instanceof YAMLError ? error.linePos?.[0] : undefined;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new UserError(
+      `${edgeFile}:${pos?.line ?? 1}:${pos?.col ?? 1}: ${message.split("\n")[0]}`,
+      "fix the YAML syntax (kedge.yaml holds one document)",
+    );
+  }
   let edge: EdgeConfig;
   try {
-    edge = parseEdgeConfig(parse(readFileSync(edgeFile, "utf8"), { prettyErrors: true }), edgeFile);
+    edge = parseEdgeConfig(document, edgeFile);
   } catch (error) {
     if (error instanceof EdgeConfigError) throw new UserError(error.message, "fix the edge settings file (see README: config format)");
-    if (error instanceof YAMLError) {
-      const pos = error.linePos?.[0];
-      throw new UserError(
-        `${edgeFile}:${pos?.line ?? 1}:${pos?.col ?? 1}: ${error.message.split("\n")[0]}`,
-        "fix the YAML syntax (kedge.yaml holds one document)",
-      );
-    }
     throw error;
   }
   const clustersDir = join(configDir, "clusters");

@@ -1,0 +1,77 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, it } from "vitest";
+import { loadConfig } from "../../scripts/sync/load-config";
+import { UserError } from "../../scripts/sync/user-error";
+import { service } from "../support/manifests";
+
+const EDGE =
+  "apiVersion: kedge.dev/v1alpha1\nkind: EdgeConfig\nmetadata: { name: links }\nspec: { gatewayClassName: kedge, clusters: [{ name: c1 }] }\n";
+
+/** A config folder with kedge.yaml and an empty clusters/c1, and a sibling folder outside it. */
+function workspace() {
+  const dir = mkdtempSync(join(tmpdir(), "kedge-load-"));
+  const config = join(dir, "config");
+  const cluster = join(config, "clusters", "c1");
+  const shared = join(dir, "shared");
+  mkdirSync(cluster, { recursive: true });
+  mkdirSync(shared);
+  writeFileSync(join(config, "kedge.yaml"), EDGE);
+  return { dir, config, cluster, shared };
+}
+
+const names = (config: string) => loadConfig(config).manifests.map((m) => `${m.metadata.name} ${m.file.split("/").pop()}`);
+
+describe("reading the config folder", () => {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("reads manifests linked in from elsewhere, as files or folders", ({ expect }) => {
+    const ws = workspace();
+    made.push(ws.dir);
+    writeFileSync(join(ws.cluster, "own.yaml"), service("own", "shop"));
+    writeFileSync(join(ws.shared, "linked.yaml"), service("linked", "shop"));
+    mkdirSync(join(ws.shared, "more"));
+    writeFileSync(join(ws.shared, "more", "deeper.yaml"), service("deeper", "shop"));
+    symlinkSync(join(ws.shared, "linked.yaml"), join(ws.cluster, "linked.yaml"));
+    symlinkSync(join(ws.shared, "more"), join(ws.cluster, "more"));
+    expect(names(ws.config)).toEqual(["linked linked.yaml", "deeper deeper.yaml", "own own.yaml"]);
+  });
+
+  it("reads a file reached twice, or through a link loop, once", ({ expect }) => {
+    const ws = workspace();
+    made.push(ws.dir);
+    writeFileSync(join(ws.cluster, "routes.yaml"), service("web", "shop"));
+    symlinkSync("routes.yaml", join(ws.cluster, "same.yaml"));
+    symlinkSync(".", join(ws.cluster, "loop"));
+    symlinkSync("..", join(ws.cluster, "up"));
+    expect(names(ws.config)).toEqual(["web routes.yaml"]);
+  });
+
+  it("stops at a link to a manifest that does not exist, naming it; other broken links are not manifests", ({ expect }) => {
+    const ws = workspace();
+    made.push(ws.dir);
+    writeFileSync(join(ws.cluster, "web.yaml"), service("web", "shop"));
+    symlinkSync(join(ws.shared, "gone.txt"), join(ws.cluster, "notes.txt"));
+    expect(names(ws.config)).toEqual(["web web.yaml"]);
+    symlinkSync(join(ws.shared, "gone.yaml"), join(ws.cluster, "routes.yaml"));
+    expect(() => loadConfig(ws.config)).toThrow(UserError);
+    expect(() => loadConfig(ws.config)).toThrow(
+      `${join(ws.cluster, "routes.yaml")} links to ${join(ws.shared, "gone.yaml")}, which does not exist`,
+    );
+  });
+
+  it("refuses a kedge.yaml whose aliases expand too far, naming the file", ({ expect }) => {
+    const ws = workspace();
+    made.push(ws.dir);
+    const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];
+    for (const [prev, name] of [..."abcdef"].map((c, i) => [c, "bcdefg"[i]!]))
+      levels.push(`${name}: &${name} [${Array(9).fill(`*${prev}`).join(", ")}]`);
+    writeFileSync(join(ws.config, "kedge.yaml"), `${levels.join("\n")}\n`);
+    expect(() => loadConfig(ws.config)).toThrow(UserError);
+    expect(() => loadConfig(ws.config)).toThrow(new RegExp(`^${join(ws.config, "kedge.yaml")}:1:1: .*alias`, "i"));
+  });
+});
