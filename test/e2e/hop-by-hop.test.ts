@@ -8,16 +8,8 @@ import { createServer, type IncomingHttpHeaders, request, type Server } from "no
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { LocalGateway } from "../../scripts/lib/local-gateway";
-import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
+import { edgeConfig, endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { startGateway, tearDown, Workspace } from "./harness";
-
-const EDGE = `apiVersion: kedge.dev/v1alpha1
-kind: EdgeConfig
-metadata: { name: hops }
-spec:
-  gatewayClassName: kedge
-  clusters: [{ name: c1 }]
-`;
 
 /** What an origin may send that is about its own connection to the gateway, plus two headers that are not. */
 const ORIGIN_HEADERS: [string, string][] = [
@@ -83,7 +75,7 @@ describe("hop-by-hop headers on the wire", () => {
       rules: "    - backendRefs: [{ name: web, port: 8080 }]",
     });
     const slice = endpointSlice({ service: "web", name: "web-1", namespace: "hops", port: origin.port, conditions: "{ ready: true }" });
-    ws.write({ "kedge.yaml": EDGE, "clusters/c1/app.yaml": yamlDocs(routes, service("web", "hops"), slice) });
+    ws.write({ "kedge.yaml": edgeConfig("hops"), "clusters/c1/app.yaml": yamlDocs(routes, service("web", "hops"), slice) });
     const synced = await ws.sync();
     if (synced.code !== 0) throw new Error(`sync failed: ${synced.stderr}${synced.stdout}`);
     gateway = await startGateway(ws.state, "hops");

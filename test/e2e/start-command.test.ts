@@ -7,7 +7,7 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, it } from "vitest";
 import type { EchoResponse } from "../../scripts/lib/origin-server";
-import { gatewayAndRoute, service, yamlDocs } from "../support/manifests";
+import { edgeConfig, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { freePort, ROOT, RUN_BUNDLED, Workspace } from "./harness";
 
 const slice = (name: string, addressType: string, address: string, port: number) => `apiVersion: discovery.k8s.io/v1
@@ -40,8 +40,7 @@ describe("npm start with KEDGE_CONFIG", () => {
   it("serves that config's own table name, with origins on 127.0.0.1 and ::1, and stops them all on Ctrl-C", async ({ expect }) => {
     const [edgePort, v4Port, v6Port] = [await freePort(), await freePort(), await freePort("::1")];
     ws.write({
-      "kedge.yaml":
-        "apiVersion: kedge.dev/v1alpha1\nkind: EdgeConfig\nmetadata: { name: elsewhere }\nspec: { gatewayClassName: kedge, clusters: [{ name: c1 }] }\n",
+      "kedge.yaml": edgeConfig("elsewhere"),
       "clusters/c1/app.yaml": yamlDocs(
         gatewayAndRoute({
           namespace: "shop",

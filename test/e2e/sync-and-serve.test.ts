@@ -10,16 +10,8 @@ import { request } from "node:http";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { LocalGateway } from "../../scripts/lib/local-gateway";
 import { type Origin, webSocketAccept } from "../../scripts/lib/origin-server";
-import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
+import { edgeConfig, endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { ROOT, RUN_BUNDLED, runScript, startGateway, startOrigins, tally, tearDown, Workspace } from "./harness";
-
-const EDGE = `apiVersion: kedge.dev/v1alpha1
-kind: EdgeConfig
-metadata: { name: e2e }
-spec:
-  gatewayClassName: kedge
-  clusters: [{ name: c1 }]
-`;
 
 function app(ports: { v1: number; v2: number }, weights: [number, number] = [80, 20]): string {
   const backend = (name: string, port: number, ready = true) =>
@@ -106,7 +98,7 @@ describe("sync ▸ KV ▸ Worker ▸ origins", () => {
   beforeAll(async () => {
     origins = await startOrigins(["v1", "v2"]);
     ports = { v1: origins.v1!.port, v2: origins.v2!.port };
-    ws.write({ "kedge.yaml": EDGE, "clusters/c1/app.yaml": app(ports) });
+    ws.write({ "kedge.yaml": edgeConfig("e2e"), "clusters/c1/app.yaml": app(ports) });
     const first = await ws.sync();
     if (first.code !== 0) throw new Error(`first sync failed: ${first.stderr}${first.stdout}`);
     gateway = await startGateway(ws.state, "e2e");

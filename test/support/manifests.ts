@@ -11,6 +11,15 @@ export interface GatewayAndRouteOptions {
   rules: string;
 }
 
+/** kedge.yaml for table `name` with one cluster, c1, and nothing else set. */
+export function edgeConfig(name: string): string {
+  return `apiVersion: kedge.dev/v1alpha1
+kind: EdgeConfig
+metadata: { name: ${name} }
+spec: { gatewayClassName: kedge, clusters: [{ name: c1 }] }
+`;
+}
+
 /** Gateway `gw` of class kedge with one HTTP listener on port 80, and an HTTPRoute attached to it. */
 export function gatewayAndRoute(o: GatewayAndRouteOptions): string {
   return `apiVersion: gateway.networking.k8s.io/v1

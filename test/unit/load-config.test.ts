@@ -4,10 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, it } from "vitest";
 import { loadConfig } from "../../scripts/sync/load-config";
 import { UserError } from "../../scripts/sync/user-error";
-import { service } from "../support/manifests";
-
-const EDGE =
-  "apiVersion: kedge.dev/v1alpha1\nkind: EdgeConfig\nmetadata: { name: links }\nspec: { gatewayClassName: kedge, clusters: [{ name: c1 }] }\n";
+import { edgeConfig, service } from "../support/manifests";
 
 /** A config folder with kedge.yaml and an empty clusters/c1, and a sibling folder outside it. */
 function workspace() {
@@ -17,7 +14,7 @@ function workspace() {
   const shared = join(dir, "shared");
   mkdirSync(cluster, { recursive: true });
   mkdirSync(shared);
-  writeFileSync(join(config, "kedge.yaml"), EDGE);
+  writeFileSync(join(config, "kedge.yaml"), edgeConfig("links"));
   return { dir, config, cluster, shared };
 }
 
