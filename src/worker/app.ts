@@ -12,6 +12,7 @@ import { pickBackend } from "../routing/select-backend";
 import type { AppEnv } from "./env";
 import { errorResponse, GatewayError } from "./errors";
 import { proxyToEndpoint } from "./proxy";
+import { discardRequestBody } from "./request-body";
 import { resumeSession, type SessionDeps, startSession } from "./sticky-session";
 import { attachToken } from "../session/session-cookie";
 import { chooseEndpoint } from "./endpoint-choice";
@@ -30,6 +31,12 @@ function requestLocation(request: Request): RequestLocation {
 }
 
 const NO_LOCATION: RequestLocation = {};
+
+/** A response the gateway gives without forwarding the request: its body is read first (see discardRequestBody). */
+async function answerItself(request: Request, response: Response): Promise<Response> {
+  await discardRequestBody(request);
+  return response;
+}
 
 export interface AppOptions {
   /** The clock sessions expire by; tests pass one they can move. */
@@ -65,7 +72,10 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     if (path === STATUS_PATH && c.env.KEDGE_STATUS_TOKEN) {
       const given = request.headers.get("authorization")?.replace(/^Bearer\s+/i, "") ?? "";
       if (!(await tokensEqual(given, c.env.KEDGE_STATUS_TOKEN))) throw new GatewayError("UNAUTHORIZED", "a valid status token is required");
-      return c.json(statusBody(served, outliers, Date.now()), 200, { "cache-control": "no-store", "x-request-id": requestId });
+      return answerItself(
+        request,
+        c.json(statusBody(served, outliers, Date.now()), 200, { "cache-control": "no-store", "x-request-id": requestId }),
+      );
     }
     const protocol = scheme === "https" ? "HTTPS" : "HTTP";
     const finding = served.forHost(protocol, host);
@@ -84,14 +94,15 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
       });
     };
     const ruleRedirect = redirectTo(match.rule.filters.find((f) => f.type === "RequestRedirect"));
-    if (ruleRedirect) return ruleRedirect;
+    if (ruleRedirect) return answerItself(request, ruleRedirect);
     const cors = match.rule.filters.find((f): f is CorsFilter => f.type === "CORS");
     const origin = cors ? request.headers.get("origin") : null;
     if (cors && method === "OPTIONS" && origin && request.headers.get("access-control-request-method")) {
-      return new Response(null, {
+      const preflight = new Response(null, {
         status: 204,
         headers: { ...preflightHeaders(cors, origin, request.headers), "x-request-id": requestId },
       });
+      return answerItself(request, preflight);
     }
     const withCors = (response: Response): Response => {
       if (cors && response.status !== 101) {
@@ -116,7 +127,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     if (choice.kind === "invalid")
       throw new GatewayError("BACKEND_NOT_RESOLVED", `a backend of route ${match.rule.id} could not be resolved (${choice.reason})`);
     const backendRedirect = redirectTo(choice.ref.filters.find((f) => f.type === "RequestRedirect"));
-    if (backendRedirect) return backendRedirect;
+    if (backendRedirect) return answerItself(request, backendRedirect);
     // Reading request.cf is costly in workerd; only a table with a locality policy needs it.
     const location = prepared.table.locality ? requestLocation(request) : NO_LOCATION;
     const { endpoint, next: nextEndpoint, onOutcome } = chooseEndpoint(prepared, choice.backend, location, outliers);
@@ -132,8 +143,9 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     return withCors(sent.response);
   });
 
-  app.onError((error, c) => {
+  app.onError(async (error, c) => {
     const requestId = c.get("requestId") ?? crypto.randomUUID();
+    await discardRequestBody(c.req.raw);
     if (error instanceof GatewayError) {
       if (error.status >= 500) console.warn(`kedge ${requestId}: ${error.code}: ${error.message}`, error.cause ?? "");
       return errorResponse(error.code, error.message, requestId);

@@ -3,7 +3,7 @@
 /**
  * RFC 9110 §7.6.1 connection-specific headers that the runtime's HTTP layer owns: it frames each
  * connection itself and passes on neither a Worker's copies nor an origin's, in either direction
- * (test/e2e/hop-by-hop.test.ts checks that on the wire). Deleting them again would cost a runtime call
+ * (test/e2e/wire.test.ts checks that on the wire). Deleting them again would cost a runtime call
  * each on every request, so the gateway leaves them to it.
  */
 const RUNTIME_OWNED: ReadonlySet<string> = new Set(["connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade"]);

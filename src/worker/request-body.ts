@@ -32,3 +32,28 @@ export const isReplayable = (body: RequestBody): boolean => body.kind !== "strea
 export function bodyForSend(body: RequestBody): BodyInit | undefined {
   return body.kind === "none" ? undefined : body.kind === "buffered" ? body.bytes : body.stream;
 }
+
+/** The most of an unforwarded body read to keep the client's connection; past it, the connection goes. */
+export const MAX_DISCARD_BYTES = 1024 * 1024;
+
+/**
+ * Reads and drops the body of a request the gateway answers itself (an error, a redirect, a preflight).
+ * workerd resets a keep-alive connection whose request body was left unread, which fails the client's
+ * next request on it; a body larger than MAX_DISCARD_BYTES is cancelled and costs that connection
+ * instead. A body already sent upstream (or never there) is left alone.
+ */
+export async function discardRequestBody(request: Request): Promise<void> {
+  const stream = request.body;
+  if (stream === null || request.bodyUsed || stream.locked) return;
+  const reader = stream.getReader();
+  try {
+    for (let read = 0; read <= MAX_DISCARD_BYTES;) {
+      const chunk = await reader.read();
+      if (chunk.done) return;
+      read += chunk.value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // A client that went away: nothing left to keep.
+  }
+}

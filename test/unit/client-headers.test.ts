@@ -4,7 +4,7 @@ import { scanClientHeaders } from "../../src/worker/client-headers";
 describe("one pass over the client's headers", () => {
   it("drops the hop-by-hop headers the runtime forwards, the names Connection lists, Expect, and x-kedge-*, and nothing else", () => {
     // The runtime itself never forwards Connection, Keep-Alive, TE, Trailer, Upgrade or Transfer-Encoding
-    // (test/e2e/hop-by-hop.test.ts); deleting them again would cost a call each.
+    // (test/e2e/wire.test.ts); deleting them again would cost a call each.
     const scan = scanClientHeaders(
       new Headers({
         connection: "keep-alive, X-Secret, , not a name",

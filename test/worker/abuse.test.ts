@@ -7,6 +7,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, inject, it } from "vitest";
 import { createApp } from "../../src/worker/app";
+import { discardRequestBody, MAX_DISCARD_BYTES } from "../../src/worker/request-body";
 import { infraRoute, infraYaml } from "../support/conformance-infra";
 import { endpointSlice, service, yamlDocs } from "../support/manifests";
 import { dispatch } from "./dispatch";
@@ -94,6 +95,32 @@ describe("size limits", () => {
     const big = await dispatch(new Request("http://example.org/", { headers }));
     expect(big.status).toBe(431);
     expect(await big.json()).toMatchObject({ error: "HEADERS_TOO_LARGE" });
+  });
+});
+
+describe("bodies the gateway answers without forwarding", () => {
+  it("reads at most about 1 MiB of one before giving up on it: an endless upload cannot hold a 404 open", async ({ expect }) => {
+    let pulled = 0;
+    let cancelled = false;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 64 * 1024;
+        controller.enqueue(new Uint8Array(64 * 1024));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    await discardRequestBody(new Request("http://example.org/", { method: "POST", body: endless }));
+    expect(cancelled).toBe(true);
+    expect(pulled).toBeGreaterThan(MAX_DISCARD_BYTES);
+    expect(pulled).toBeLessThan(MAX_DISCARD_BYTES + 4 * 64 * 1024);
+  });
+
+  it("reads a small one to its end", async ({ expect }) => {
+    const request = new Request("http://example.org/", { method: "POST", body: "x".repeat(1000) });
+    await discardRequestBody(request);
+    expect(request.bodyUsed).toBe(true);
   });
 });
 
