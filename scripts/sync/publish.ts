@@ -125,7 +125,9 @@ export async function rollbackTable(
     target = history[at + 1]?.version;
     if (target === undefined)
       throw new UserError(
-        `table ${name} has no version before ${pointer?.version ?? "(none)"} to roll back to`,
+        pointer
+          ? `table ${name} has no version before ${pointer.version} to roll back to`
+          : `table ${name} was never written here: nothing to roll back to`,
         "list versions with `npm run sync -- --dry-run --json`; the history keeps the last 10",
       );
   }

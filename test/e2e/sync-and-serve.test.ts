@@ -212,6 +212,18 @@ describe("sync ▸ KV ▸ Worker ▸ origins", () => {
     expect(Object.keys(await tally(gateway, "shop.example.com", "/", 80)).sort()).toEqual(["v1", "v2"]);
   });
 
+  it("--rollback where no table was ever written says so and exits 2", async ({ expect }) => {
+    const fresh = new Workspace();
+    try {
+      fresh.write({ "kedge.yaml": edgeConfig("e2e"), "clusters/c1/app.yaml": app(ports) });
+      const rollback = await fresh.sync("--rollback");
+      expect(rollback.code).toBe(2);
+      expect(rollback.stderr).toContain("table e2e was never written here: nothing to roll back to");
+    } finally {
+      fresh.remove();
+    }
+  });
+
   it("keeps serving the last good table when the pointer names a missing blob", async ({ expect }) => {
     const kv = await gateway.miniflare.getKVNamespace("ROUTES");
     const pointer = await kv.get("table/e2e/current", "text");
