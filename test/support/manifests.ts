@@ -71,3 +71,20 @@ endpoints: [{ addresses: ["127.0.0.1"], conditions: ${o.conditions ?? "{ ready: 
 
 /** Documents joined into one multi-document YAML text. */
 export const yamlDocs = (...docs: string[]): string => docs.join("---\n");
+
+/**
+ * A "billion laughs" YAML mapping: seven keys, each a list of nine aliases of the one before, so reading
+ * it expands 9^7 strings. `indent` nests it under a parent key.
+ */
+export function aliasBomb(indent = ""): string {
+  const lines = [`${indent}a: &a [x, x, x, x, x, x, x, x, x]`];
+  const names = "abcdefg";
+  for (let i = 1; i < names.length; i++) {
+    lines.push(
+      `${indent}${names[i]}: &${names[i]} [${Array(9)
+        .fill(`*${names[i - 1]}`)
+        .join(", ")}]`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, it } from "vitest";
 import { loadConfig } from "../../scripts/sync/load-config";
 import { UserError } from "../../scripts/sync/user-error";
-import { edgeConfig, service } from "../support/manifests";
+import { aliasBomb, edgeConfig, service } from "../support/manifests";
 
 /** A config folder with kedge.yaml and an empty clusters/c1, and a sibling folder outside it. */
 function workspace() {
@@ -64,10 +64,7 @@ describe("reading the config folder", () => {
   it("refuses a kedge.yaml whose aliases expand too far, naming the file", ({ expect }) => {
     const ws = workspace();
     made.push(ws.dir);
-    const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];
-    for (const [prev, name] of [..."abcdef"].map((c, i) => [c, "bcdefg"[i]!]))
-      levels.push(`${name}: &${name} [${Array(9).fill(`*${prev}`).join(", ")}]`);
-    writeFileSync(join(ws.config, "kedge.yaml"), `${levels.join("\n")}\n`);
+    writeFileSync(join(ws.config, "kedge.yaml"), aliasBomb());
     expect(() => loadConfig(ws.config)).toThrow(UserError);
     expect(() => loadConfig(ws.config)).toThrow(new RegExp(`^${join(ws.config, "kedge.yaml")}:1:1: .*alias`, "i"));
   });

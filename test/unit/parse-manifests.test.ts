@@ -1,5 +1,6 @@
 import { describe, it } from "vitest";
 import { ManifestSyntaxError, parseManifestFile } from "../../src/gateway-api/parse-manifests";
+import { aliasBomb } from "../support/manifests";
 
 describe("parseManifestFile", () => {
   it("reads multi-document YAML, defaulting the namespace and keeping each document's line", ({ expect }) => {
@@ -74,10 +75,7 @@ describe("parseManifestFile", () => {
   });
 
   it("refuses a document whose aliases expand too far (billion laughs) with a ManifestSyntaxError, not a crash", ({ expect }) => {
-    const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];
-    for (const [prev, name] of [..."abcdef"].map((c, i) => [c, "bcdefg"[i]!]))
-      levels.push(`${name}: &${name} [${Array(9).fill(`*${prev}`).join(", ")}]`);
-    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: bomb }\ndata:\n${levels.map((l) => `  ${l}`).join("\n")}\n`;
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: bomb }\ndata:\n${aliasBomb("  ")}`;
     expect(() => parseManifestFile("c", "bomb.yaml", text)).toThrow(ManifestSyntaxError);
     expect(() => parseManifestFile("c", "bomb.yaml", text)).toThrow(/^bomb\.yaml:1:1: .*alias/i);
   });
