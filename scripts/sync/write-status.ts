@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import type { Condition, ResourceStatus } from "../../src/compile/diagnostics";
+import { UserError } from "./user-error";
 
 const CONTROLLER = "kedge.dev/edge";
 
@@ -58,9 +59,17 @@ export function writeStatusFiles(dir: string, statuses: ResourceStatus[], now = 
       status,
     };
     const folder = join(dir, s.object.cluster);
-    mkdirSync(folder, { recursive: true });
     const file = join(folder, `${s.object.kind.toLowerCase()}-${s.object.namespace}-${s.object.name}.yaml`);
-    writeFileSync(file, stringify(doc));
+    try {
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(file, stringify(doc));
+    } catch (error) {
+      // Written before the table: a folder that cannot take them stops the sync with nothing pushed.
+      throw new UserError(
+        `--status-out: cannot write ${file}: ${(error as Error).message}`,
+        "pass --status-out a folder you can write; the table was not written",
+      );
+    }
     files.push(file);
   }
   return files;

@@ -3,11 +3,12 @@
  * object's own apiVersion, observedGeneration from its metadata.generation (none when it had none), route
  * parents with this controller's name, listeners with their attached routes.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { UserError } from "../../scripts/sync/user-error";
 import { writeStatusFiles } from "../../scripts/sync/write-status";
 import { compileYaml } from "../support/compile-fixture";
 import { XBACKEND_EDGE, XBACKEND_ROUTE } from "../support/xbackend-route";
@@ -29,6 +30,14 @@ describe("writeStatusFiles", () => {
   const dir = mkdtempSync(join(tmpdir(), "kedge-status-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const read = (file: string) => parse(readFileSync(join(dir, "c1", file), "utf8")) as StatusDocument;
+
+  it("refuses, as a user error naming the file, a --status-out that is not a folder it can write", async () => {
+    const { statuses } = await compileYaml(XBACKEND_EDGE, { c1: XBACKEND_ROUTE });
+    const file = join(dir, "not-a-folder");
+    writeFileSync(file, "");
+    expect(() => writeStatusFiles(file, statuses)).toThrow(UserError);
+    expect(() => writeStatusFiles(file, statuses)).toThrow(`--status-out: cannot write ${join(file, "c1")}/`);
+  });
 
   it("writes each object's status under its own apiVersion and generation", async () => {
     const { statuses, diagnostics } = await compileYaml(XBACKEND_EDGE, { c1: XBACKEND_ROUTE });
