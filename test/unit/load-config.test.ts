@@ -61,6 +61,15 @@ describe("reading the config folder", () => {
     );
   });
 
+  it("says whether --config names nothing or a file", ({ expect }) => {
+    const ws = workspace();
+    made.push(ws.dir);
+    expect(() => loadConfig(join(ws.dir, "missing"))).toThrow(`config folder ${join(ws.dir, "missing")} does not exist`);
+    expect(() => loadConfig(join(ws.config, "kedge.yaml"))).toThrow(
+      `config folder ${join(ws.config, "kedge.yaml")} is a file, not a folder`,
+    );
+  });
+
   it("refuses a kedge.yaml whose aliases expand too far, naming the file", ({ expect }) => {
     const ws = workspace();
     made.push(ws.dir);
