@@ -16,8 +16,8 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 
 /**
  * The names a Connection header lists that the gateway must remove (lower-case): the runtime already
- * removes the ones it owns, and a listed word that is no header name (`close`, say, or garbage) names
- * nothing to remove; deleting one that is not a valid name would throw.
+ * removes the ones it owns, and a listed word that is not a token names no header (deleting it would
+ * throw). An option such as `close` is kept: deleting a header nobody sent is harmless.
  */
 export function connectionListed(value: string): string[] {
   const names: string[] = [];
