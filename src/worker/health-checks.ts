@@ -10,7 +10,7 @@ import { parseHealthState } from "../table/parse-route-table";
 import type { CompiledEndpoint, CompiledHealthCheck, HealthState } from "../table/route-table";
 import type { Env } from "./env";
 import type { ServedTable } from "./served-table";
-import { endpointUrl, fetcherFor } from "./upstream-request";
+import { egressAllowed, endpointUrl, fetcherFor } from "./upstream-request";
 
 interface Probe {
   endpoint: CompiledEndpoint;
@@ -38,10 +38,12 @@ export async function runHealthChecks(env: Env, served: ServedTable, now: number
   if (!served.healthChecks) return null;
   const previous = parseHealthState(await env.ROUTES.get(KV_KEYS.health(served.name), KV_READ.changing))?.endpoints ?? {};
   const probes = new Map<string, Probe>();
-  for (const backend of await served.allBackends()) {
+  const { backends, allowedHostnames } = await served.healthTargets();
+  for (const backend of backends) {
     if (!backend.healthCheck) continue;
     for (const endpoint of backend.endpoints)
-      if (!probes.has(endpoint.id)) probes.set(endpoint.id, { endpoint, check: backend.healthCheck });
+      if (!probes.has(endpoint.id) && egressAllowed(endpoint, allowedHostnames))
+        probes.set(endpoint.id, { endpoint, check: backend.healthCheck });
   }
   const due = [...probes.values()]
     .sort((a, b) => (previous[a.endpoint.id]?.checkedAt ?? 0) - (previous[b.endpoint.id]?.checkedAt ?? 0))

@@ -7,7 +7,7 @@ import type { PreparedTable } from "../routing/prepared-table";
 import { pickEndpoint } from "../routing/select-backend";
 import type { CompiledFilter } from "../table/route-table";
 import type { RequestBody } from "./request-body";
-import { endpointUrl, fetcherFor, type UpstreamRequest } from "./upstream-request";
+import { egressAllowed, endpointUrl, fetcherFor, type UpstreamRequest } from "./upstream-request";
 
 /** A mirror that has not answered by then is abandoned. */
 const MIRROR_TIMEOUT_MS = 10_000;
@@ -24,7 +24,7 @@ export function sendMirrors(ctx: MirrorContext, filters: CompiledFilter[], upstr
     if (body.kind === "stream") continue;
     const backend = ctx.prepared.backends.get(f.backend);
     const endpoint = backend && pickEndpoint(ctx.prepared, backend, Math.random());
-    const send = endpoint && fetcherFor(endpoint, ctx.bindings);
+    const send = endpoint && egressAllowed(endpoint, ctx.prepared.table.egress?.allowedHostnames) && fetcherFor(endpoint, ctx.bindings);
     if (!endpoint || !send) continue;
     const copy = send(endpointUrl(endpoint, upstream.pathAndQuery), {
       method: upstream.method,

@@ -4,10 +4,9 @@
  * endpoint when the caller offers one, after `backoff`, and only with a body that can be sent again.
  */
 import type { CompiledEndpoint, CompiledRetry } from "../table/route-table";
-import { hostnameMatches } from "../routing/hostname-match";
 import { GatewayError } from "./errors";
 import { bodyForSend, isReplayable, type RequestBody } from "./request-body";
-import { endpointUrl, fetcherFor, type UpstreamRequest } from "./upstream-request";
+import { egressAllowed, endpointUrl, fetcherFor, type UpstreamRequest } from "./upstream-request";
 
 export interface SendPlan {
   upstream: UpstreamRequest;
@@ -37,7 +36,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One send; a failure to connect or a timeout resolves to a Failure. Not async: one promise less per try. */
 function tryOnce(plan: SendPlan, endpoint: CompiledEndpoint, limitMs: number): Promise<Response | Failure> {
-  if (endpoint.external && plan.allowedHostnames && !plan.allowedHostnames.some((p) => hostnameMatches(p, endpoint.host))) {
+  if (!egressAllowed(endpoint, plan.allowedHostnames)) {
     throw new GatewayError("EGRESS_NOT_ALLOWED", `upstream ${endpoint.id} is not in the egress allow-list`);
   }
   const send = fetcherFor(endpoint, plan.bindings);

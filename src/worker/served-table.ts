@@ -21,13 +21,19 @@ export interface ServedTable {
   forHost(protocol: Protocol, host: string): PreparedTable | null | Promise<PreparedTable | null>;
   /** The prepared tables in memory now: the whole table, or the loaded shards. */
   inMemory(): PreparedTable[];
-  /** Every backend of the table, for the active health checks (a sharded table reads each shard once). */
-  allBackends(): Promise<CompiledBackend[]>;
+  /** What the active health checks probe: every backend (a sharded table reads each shard once) and the egress allow-list. */
+  healthTargets(): Promise<HealthTargets>;
   readonly healthChecks?: { maxEndpointsPerRun: number };
   /** Endpoints the active health checks found unhealthy; applied to every table in memory and to later loads. */
   setUnhealthy(ids: Set<string>): void;
   /** For the status endpoint: how many shards there are and which are loaded. */
   readonly shards?: { count: number; loaded: number[] };
+}
+
+export interface HealthTargets {
+  backends: CompiledBackend[];
+  /** The table's egress allow-list: an external endpoint outside it is not probed either. */
+  allowedHostnames?: string[];
 }
 
 /** A table stored as one value: prepared once, serves every host. */
@@ -39,7 +45,7 @@ export function wholeTable(prepared: PreparedTable): ServedTable {
     healthChecks: table.healthChecks,
     forHost: () => prepared,
     inMemory: () => [prepared],
-    allBackends: async () => Object.values(table.backends),
+    healthTargets: async () => ({ backends: Object.values(table.backends), allowedHostnames: table.egress?.allowedHostnames }),
     setUnhealthy: (ids) => {
       prepared.unhealthy = ids;
     },
@@ -141,14 +147,17 @@ export class ShardedServedTable implements ServedTable {
     return [...this.ready.values()];
   }
 
-  async allBackends(): Promise<CompiledBackend[]> {
+  async healthTargets(): Promise<HealthTargets> {
     const backends = new Map<string, CompiledBackend>();
+    let allowedHostnames: string[] | undefined;
     for (let shard = 0; shard < this.root.shards.length; shard++) {
       // Read one at a time and let each go: the Cron run never holds the whole table.
       const table = this.ready.get(shard)?.table ?? (await this.readTable(shard));
       for (const backend of Object.values(table.backends)) backends.set(backend.id, backend);
+      // Every shard carries the same edge settings.
+      allowedHostnames ??= table.egress?.allowedHostnames;
     }
-    return [...backends.values()];
+    return { backends: [...backends.values()], allowedHostnames };
   }
 
   setUnhealthy(ids: Set<string>): void {

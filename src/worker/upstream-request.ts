@@ -4,6 +4,7 @@
  * host the client asked for (or the URLRewrite hostname).
  */
 import { applyHeaderModifier } from "../routing/header-modifier";
+import { hostnameMatches } from "../routing/hostname-match";
 import { modifyPath } from "../routing/rewrite-path";
 import type { CompiledEndpoint, CompiledFilter } from "../table/route-table";
 import type { ClientHeaders } from "./client-headers";
@@ -57,6 +58,15 @@ export function buildUpstreamRequest(facts: RequestFacts, filters: CompiledFilte
 export function endpointUrl(e: CompiledEndpoint, pathAndQuery: string): string {
   const host = e.host.includes(":") ? `[${e.host}]` : e.host;
   return `${e.scheme}://${host}:${e.port}${pathAndQuery}`;
+}
+
+/**
+ * Whether the Worker may contact this endpoint: a cluster's endpoints always; an external (XBackend) one
+ * only inside the table's egress allow-list, when it has one. The sync refuses such XBackends already;
+ * every send, mirror and health probe checks again.
+ */
+export function egressAllowed(endpoint: CompiledEndpoint, allowedHostnames: string[] | undefined): boolean {
+  return !endpoint.external || !allowedHostnames || allowedHostnames.some((pattern) => hostnameMatches(pattern, endpoint.host));
 }
 
 /**

@@ -176,6 +176,26 @@ describe("egress allow-list at the edge", () => {
     expect(response.status).toBe(502);
     expect(await response.json()).toMatchObject({ error: "EGRESS_NOT_ALLOWED" });
   });
+
+  it("never mirrors to one either: the request is served, the copy is not sent", async ({ expect }) => {
+    const ports = inject("originPorts");
+    const table = await seedYaml(
+      `${infraYaml(ports)}---${infraRoute(`    - filters: [{ type: RequestMirror, requestMirror: { backendRef: { name: infra-backend-v2, port: 8080 } } }]
+      backendRefs: [{ name: infra-backend-v1, port: 8080 }]`)}`,
+    );
+    const mirrored = table.backends["Service/c1/gateway-conformance-infra/infra-backend-v2:8080"]!;
+    const tampered = structuredClone(table);
+    tampered.egress = { allowedHostnames: ["api.partner.example"] };
+    tampered.backends[mirrored.id]!.endpoints = mirrored.endpoints.map((e) => ({ ...e, external: true as const }));
+    tampered.version = `${table.version.slice(0, 15)}beef1`;
+    await publishTable(tampered);
+    const id = crypto.randomUUID();
+    const response = await dispatch(new Request("http://example.org/", { headers: { "x-test-id": id } }));
+    expect((await echo(response)).endpoint).toBe("infra-backend-v1");
+    // dispatch waited for the background work, so a copy would have been counted by now.
+    const seen = (await (await fetch(`http://127.0.0.1:${ports.v2}/__origin/count?testId=${id}`)).json()) as { count: number };
+    expect(seen.count).toBe(0);
+  });
 });
 
 describe("passive health", () => {

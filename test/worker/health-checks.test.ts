@@ -73,4 +73,20 @@ describe("active health checks (Cron Trigger)", () => {
     await cronRun();
     expect(await answeredBy(30)).toEqual(["infra-backend-v1", "infra-backend-v2"]);
   });
+
+  it("never probes an external endpoint outside the table's egress allow-list", async ({ expect }) => {
+    const { table } = await compileYaml(EDGE, {
+      c1: `${infraYaml(ports)}---\n${pair(ports)}---${infraRoute("    - backendRefs: [{ name: pair, port: 8080 }]")}`,
+    });
+    const backend = table.backends["Service/c1/gateway-conformance-infra/pair:8080"]!;
+    // A table altered after the sync: the v2 endpoint turned into an external one outside the list.
+    table.egress = { allowedHostnames: ["api.partner.example"] };
+    backend.endpoints = backend.endpoints.map((e) => (e.port === ports.v2 ? { ...e, external: true as const } : e));
+    table.version = `${table.version.slice(0, 15)}beef2`;
+    await env.ROUTES.delete(KV_KEYS.health("test"));
+    await publishTable(table);
+    await cronRun();
+    const health = JSON.parse((await env.ROUTES.get(KV_KEYS.health("test"))) ?? "{}") as { endpoints: Record<string, unknown> };
+    expect(Object.keys(health.endpoints)).toEqual([`c1/127.0.0.1:${ports.v1}`]);
+  });
 });
