@@ -11,7 +11,7 @@ import { discardRequestBody, MAX_DISCARD_BYTES } from "../../src/worker/request-
 import { infraRoute, infraYaml } from "../support/conformance-infra";
 import { endpointSlice, service, yamlDocs } from "../support/manifests";
 import { dispatch } from "./dispatch";
-import { publishTable, seedYaml } from "./seed-table";
+import { publishTable, seedYaml, withDisallowedEndpoints } from "./seed-table";
 
 const NS = "gateway-conformance-infra";
 
@@ -165,13 +165,7 @@ describe("status endpoint", () => {
 describe("egress allow-list at the edge", () => {
   it("never contacts an external endpoint outside the allow-list, even if the table names one", async ({ expect }) => {
     const table = await seed();
-    const backend = table.backends["Service/c1/gateway-conformance-infra/infra-backend-v1:8080"]!;
-    // A table altered after the sync (or written by hand): the v1 endpoint turned into an external one.
-    const tampered = structuredClone(table);
-    tampered.egress = { allowedHostnames: ["api.partner.example"] };
-    tampered.backends[backend.id]!.endpoints = backend.endpoints.map((e) => ({ ...e, external: true as const }));
-    tampered.version = `${table.version.slice(0, 15)}beef0`;
-    await publishTable(tampered);
+    await publishTable(withDisallowedEndpoints(table, "Service/c1/gateway-conformance-infra/infra-backend-v1:8080", "beef0"));
     const response = await dispatch(new Request("http://example.org/"));
     expect(response.status).toBe(502);
     expect(await response.json()).toMatchObject({ error: "EGRESS_NOT_ALLOWED" });
@@ -183,12 +177,7 @@ describe("egress allow-list at the edge", () => {
       `${infraYaml(ports)}---${infraRoute(`    - filters: [{ type: RequestMirror, requestMirror: { backendRef: { name: infra-backend-v2, port: 8080 } } }]
       backendRefs: [{ name: infra-backend-v1, port: 8080 }]`)}`,
     );
-    const mirrored = table.backends["Service/c1/gateway-conformance-infra/infra-backend-v2:8080"]!;
-    const tampered = structuredClone(table);
-    tampered.egress = { allowedHostnames: ["api.partner.example"] };
-    tampered.backends[mirrored.id]!.endpoints = mirrored.endpoints.map((e) => ({ ...e, external: true as const }));
-    tampered.version = `${table.version.slice(0, 15)}beef1`;
-    await publishTable(tampered);
+    await publishTable(withDisallowedEndpoints(table, "Service/c1/gateway-conformance-infra/infra-backend-v2:8080", "beef1"));
     const id = crypto.randomUUID();
     const response = await dispatch(new Request("http://example.org/", { headers: { "x-test-id": id } }));
     expect((await echo(response)).endpoint).toBe("infra-backend-v1");

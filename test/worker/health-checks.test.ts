@@ -7,7 +7,7 @@ import { compileYaml } from "../support/compile-fixture";
 import { infraRoute, infraYaml } from "../support/conformance-infra";
 import { endpointSlice, service, yamlDocs } from "../support/manifests";
 import { dispatch } from "./dispatch";
-import { publishTable } from "./seed-table";
+import { publishTable, withDisallowedEndpoints } from "./seed-table";
 
 const EDGE = `
 apiVersion: kedge.dev/v1alpha1
@@ -78,13 +78,10 @@ describe("active health checks (Cron Trigger)", () => {
     const { table } = await compileYaml(EDGE, {
       c1: `${infraYaml(ports)}---\n${pair(ports)}---${infraRoute("    - backendRefs: [{ name: pair, port: 8080 }]")}`,
     });
-    const backend = table.backends["Service/c1/gateway-conformance-infra/pair:8080"]!;
-    // A table altered after the sync: the v2 endpoint turned into an external one outside the list.
-    table.egress = { allowedHostnames: ["api.partner.example"] };
-    backend.endpoints = backend.endpoints.map((e) => (e.port === ports.v2 ? { ...e, external: true as const } : e));
-    table.version = `${table.version.slice(0, 15)}beef2`;
+    const pairId = "Service/c1/gateway-conformance-infra/pair:8080";
+    const tampered = withDisallowedEndpoints(table, pairId, "beef2", (e) => e.port === ports.v2);
     await env.ROUTES.delete(KV_KEYS.health("test"));
-    await publishTable(table);
+    await publishTable(tampered);
     await cronRun();
     const health = JSON.parse((await env.ROUTES.get(KV_KEYS.health("test"))) ?? "{}") as { endpoints: Record<string, unknown> };
     expect(Object.keys(health.endpoints)).toEqual([`c1/127.0.0.1:${ports.v1}`]);

@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import { canonicalJson } from "../../src/table/canonical-json";
 import { KV_KEYS } from "../../src/table/kv-keys";
-import type { RouteTable } from "../../src/table/route-table";
+import type { CompiledEndpoint, RouteTable } from "../../src/table/route-table";
 import { compileYaml } from "../support/compile-fixture";
 import { EDGE_YAML } from "../support/conformance-infra";
 
@@ -19,4 +19,23 @@ export async function seedYaml(resources: string): Promise<RouteTable> {
   const { table } = await compileYaml(EDGE_YAML, { c1: resources });
   await publishTable(table);
   return table;
+}
+
+/**
+ * The table as if altered after the sync (or written by hand): the endpoints of backend `backendId` that
+ * `which` picks turned into external ones, under an egress allow-list none of them is in. A new version
+ * (ending in `tag`) so the Worker loads it.
+ */
+export function withDisallowedEndpoints(
+  table: RouteTable,
+  backendId: string,
+  tag: string,
+  which: (e: CompiledEndpoint) => boolean = () => true,
+): RouteTable {
+  const tampered = structuredClone(table);
+  tampered.egress = { allowedHostnames: ["api.partner.example"] };
+  const backend = tampered.backends[backendId]!;
+  backend.endpoints = backend.endpoints.map((e) => (which(e) ? { ...e, external: true as const } : e));
+  tampered.version = `${table.version.slice(0, 20 - tag.length)}${tag}`;
+  return tampered;
 }
