@@ -35,25 +35,32 @@ export function bodyForSend(body: RequestBody): BodyInit | undefined {
 
 /** The most of an unforwarded body read to keep the client's connection; past it, the connection goes. */
 export const MAX_DISCARD_BYTES = 1024 * 1024;
+/** How long the answer waits for that body: a slow upload does not hold back the gateway's answer. */
+export const MAX_DISCARD_MS = 1000;
 
 /**
  * Reads and drops the body of a request the gateway answers itself (an error, a redirect, a preflight).
  * workerd resets a keep-alive connection whose request body was left unread, which fails the client's
- * next request on it; a body larger than MAX_DISCARD_BYTES is cancelled and costs that connection
- * instead. A body already sent upstream (or never there) is left alone.
+ * next request on it; a body larger than MAX_DISCARD_BYTES, or slower than MAX_DISCARD_MS, is cancelled
+ * and costs that connection instead. A body already sent upstream (or never there) is left alone.
  */
 export async function discardRequestBody(request: Request): Promise<void> {
   const stream = request.body;
   if (stream === null || request.bodyUsed || stream.locked) return;
   const reader = stream.getReader();
+  // Cancelling ends a pending read as done.
+  const giveUp = () => reader.cancel().catch(() => undefined);
+  const timer = setTimeout(giveUp, MAX_DISCARD_MS);
   try {
     for (let read = 0; read <= MAX_DISCARD_BYTES;) {
       const chunk = await reader.read();
       if (chunk.done) return;
       read += chunk.value.byteLength;
     }
-    await reader.cancel();
+    await giveUp();
   } catch {
     // A client that went away: nothing left to keep.
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -117,6 +117,20 @@ describe("bodies the gateway answers without forwarding", () => {
     expect(pulled).toBeLessThan(MAX_DISCARD_BYTES + 4 * 64 * 1024);
   });
 
+  it("waits about a second at most for one that trickles: a slow upload cannot hold a 404 back", async ({ expect }) => {
+    let cancelled = false;
+    const stalled = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array(10)); // then nothing more, ever
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    await discardRequestBody(new Request("http://example.org/", { method: "POST", body: stalled }));
+    expect(cancelled).toBe(true);
+  });
+
   it("reads a small one to its end", async ({ expect }) => {
     const request = new Request("http://example.org/", { method: "POST", body: "x".repeat(1000) });
     await discardRequestBody(request);
