@@ -52,6 +52,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
 
   // One handler, no middleware: Hono then calls it directly instead of composing a chain.
   app.all("*", async (c) => {
+    const receivedAt = Date.now();
     const request = c.req.raw;
     const clientHeaders = scanClientHeaders(request.headers);
     const requestId = clientHeaders.ray ?? crypto.randomUUID();
@@ -112,7 +113,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
       return response;
     };
 
-    const forward = { request, line, requestId, clientHeaders, rule: match.rule };
+    const forward = { request, line, requestId, clientHeaders, receivedAt, rule: match.rule };
     const mirror = { prepared, bindings: c.env, waitUntil: (p: Promise<unknown>) => c.executionCtx.waitUntil(p) };
     const session = match.rule.session;
     const deps: SessionDeps = { env: c.env, now: now(), waitUntil: mirror.waitUntil };

@@ -39,6 +39,7 @@ export async function proxyToEndpoint(input: ProxyInput): Promise<{ response: Re
     endpoint: input.endpoint,
     bindings: input.mirror.bindings,
     timeouts: rule.timeouts,
+    receivedAt: input.receivedAt,
     retry: rule.retry,
     nextEndpoint: input.nextEndpoint,
     onOutcome: input.onOutcome,

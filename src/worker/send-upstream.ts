@@ -14,6 +14,8 @@ export interface SendPlan {
   endpoint: CompiledEndpoint;
   bindings: object;
   timeouts?: { requestMs?: number; backendRequestMs?: number };
+  /** When the request arrived: `timeouts.request` covers the whole transaction, a buffered body's read included. */
+  receivedAt: number;
   retry?: CompiledRetry;
   /** Another endpoint for a retry, avoiding those tried; absent (or null) retries the same one (e.g. a pinned session). */
   nextEndpoint?: (tried: CompiledEndpoint[]) => CompiledEndpoint | null;
@@ -73,7 +75,7 @@ const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"])
 export async function sendUpstream(plan: SendPlan): Promise<SendResult> {
   const requestMs = enabled(plan.timeouts?.requestMs);
   const backendMs = enabled(plan.timeouts?.backendRequestMs);
-  const deadline = Number.isFinite(requestMs) ? Date.now() + requestMs : Number.POSITIVE_INFINITY;
+  const deadline = Number.isFinite(requestMs) ? plan.receivedAt + requestMs : Number.POSITIVE_INFINITY;
   const replayable = isReplayable(plan.body);
   const retries = plan.retry && replayable ? plan.retry.attempts : 0;
   // Without a retry policy, a connection failure still gets one more try elsewhere when that is safe.

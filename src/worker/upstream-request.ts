@@ -25,6 +25,8 @@ export interface RequestFacts {
   requestId: string;
   /** What the one pass over the client's headers found. */
   clientHeaders: ClientHeaders;
+  /** When the gateway received the request (Date.now()); a rule's request timeout counts from here. */
+  receivedAt: number;
 }
 
 /** Applies request filters in order (header modifiers, URL rewrites) and sets the forwarding headers. */

@@ -89,6 +89,31 @@ endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: false } }]
     expect(await response.json()).toMatchObject({ error: "NO_HEALTHY_ENDPOINT", requestId: expect.any(String) });
   });
 
+  it("counts a rule's request timeout from the request's arrival: a slowly uploaded body it buffers is inside it", async ({ expect }) => {
+    // A retry policy makes the gateway buffer a small body before the first try.
+    await seedYaml(
+      `${infraYaml(inject("originPorts"))}---${route(`    - timeouts: { request: 500ms }
+      retry: { codes: [503], attempts: 1 }
+      backendRefs: [{ name: infra-backend-v1, port: 8080 }]`)}`,
+    );
+    const slowBody = () =>
+      new ReadableStream<Uint8Array>({
+        async start(controller) {
+          controller.enqueue(new TextEncoder().encode("first half "));
+          await new Promise((resolve) => setTimeout(resolve, 800));
+          controller.enqueue(new TextEncoder().encode("second half"));
+          controller.close();
+        },
+      });
+    const length = String("first half second half".length);
+    const late = await get("/upload", { method: "POST", body: slowBody(), headers: { "content-length": length } });
+    expect(late.status).toBe(504);
+    expect(await late.json()).toMatchObject({ error: "UPSTREAM_TIMEOUT" });
+    const quick = await get("/upload", { method: "POST", body: "first half second half" });
+    expect(quick.status).toBe(200);
+    expect(((await quick.json()) as Echo).request.bodyBytes).toBe(22);
+  });
+
   it("answers 502 with a JSON error when the endpoint refuses connections", async ({ expect }) => {
     await seedYaml(
       `${infraYaml({ ...inject("originPorts"), v1: 1 })}---${route("    - backendRefs: [{ name: infra-backend-v1, port: 8080 }]")}`,
