@@ -50,10 +50,9 @@ function filesUnder(dir: string, seen = new Set<string>()): string[] {
 
 /** Loads and parses everything; throws UserError on anything that stops the sync. */
 export function loadConfig(configDir: string): LoadedConfig {
-  if (!existsSync(configDir) || !statSync(configDir).isDirectory()) {
-    const problem = existsSync(configDir)
-      ? `config folder ${configDir} is a file, not a folder`
-      : `config folder ${configDir} does not exist`;
+  const found = statSync(configDir, { throwIfNoEntry: false });
+  if (!found?.isDirectory()) {
+    const problem = found ? `config folder ${configDir} is a file, not a folder` : `config folder ${configDir} does not exist`;
     throw new UserError(problem, "pass --config DIR with kedge.yaml and clusters/<name>/ inside");
   }
   const edgeFile = join(configDir, "kedge.yaml");
