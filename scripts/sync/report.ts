@@ -37,6 +37,7 @@ export function formatReport(input: ReportInput): string {
       for (const l of s.listeners ?? [])
         lines.push(`    listener ${l.name}: attachedRoutes=${l.attachedRoutes}  ${l.conditions.map(conditionText).join("  ")}`);
       if (s.aggregate) lines.push(`    aggregate across clusters: ${s.aggregate.clusters.join(", ") || "(none)"}`);
+      for (const backend of s.aggregate?.backends ?? []) lines.push(`    backend ${backend}`);
       for (const p of s.parents ?? [])
         lines.push(`    parent ${parentRefText(p.parentRef)}: ${p.conditions.map(conditionText).join("  ")}`);
       if (s.ancestors) {

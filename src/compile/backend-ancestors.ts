@@ -27,24 +27,29 @@ export class BackendAncestors {
 
   constructor(routes: RouteDraft[], backends: Map<string, CompiledBackend>, composites: CompositeBackends) {
     for (const route of routes) {
-      const gateways = route.attachments.map(({ listener: { gateway } }) => ({
-        namespace: gateway.metadata.namespace,
-        name: gateway.metadata.name,
-      }));
-      const cluster = route.manifest.cluster;
-      for (const id of new Set(route.rules.flatMap(backendsOfRule))) {
-        const source = backends.get(id)?.source;
-        if (!source) continue;
-        this.add(backendKey(source), cluster, gateways);
-        if (source.kind !== "CompositeBackend") continue;
-        for (const member of composites.membersOf(source.namespace, source.name))
-          for (const target of member.targets)
-            if (target.kind === "XBackend")
-              this.add(
-                backendKey({ kind: "XBackend", cluster: member.cluster, namespace: source.namespace, name: target.name }),
-                cluster,
-                gateways,
-              );
+      // A route (or Gateway) applied to several clusters is used through the Gateway in each of them.
+      for (const cluster of route.clusters) {
+        const gateways = route.attachments
+          .filter(({ listener }) => listener.clusters.includes(cluster))
+          .map(({ listener: { gateway } }) => ({ namespace: gateway.metadata.namespace, name: gateway.metadata.name }));
+        for (const id of new Set(route.rules.flatMap(backendsOfRule))) {
+          const source = backends.get(id)?.source;
+          if (!source) continue;
+          if (source.kind === "Service" || source.kind === "XBackend") {
+            if (source.cluster.split(",").includes(cluster)) this.add(backendKey({ ...source, cluster }), cluster, gateways);
+            continue;
+          }
+          this.add(backendKey(source), cluster, gateways);
+          if (source.kind !== "CompositeBackend") continue;
+          for (const member of composites.membersOf(source.namespace, source.name))
+            for (const target of member.targets)
+              if (target.kind === "XBackend")
+                this.add(
+                  backendKey({ kind: "XBackend", cluster: member.cluster, namespace: source.namespace, name: target.name }),
+                  cluster,
+                  gateways,
+                );
+        }
       }
     }
   }

@@ -1,8 +1,9 @@
 /**
- * @module Resolves a rule's backendRefs to table backends, by kind: Service (this cluster only),
- * ServiceImport (every cluster that exports the Service), CompositeBackend (the union of every
- * cluster's same-named CompositeBackend), XBackend (an external hostname). An unresolvable ref keeps
- * its weight and answers 500 at the edge; the route gets ResolvedRefs=False with the Gateway API reason.
+ * @module Resolves a rule's backendRefs to table backends, by kind: Service (the route's own cluster;
+ * for a route applied identically to several clusters, each of those clusters' Service), ServiceImport
+ * (every cluster that exports the Service), CompositeBackend (the union of every cluster's same-named
+ * CompositeBackend), XBackend (an external hostname). An unresolvable ref keeps its weight and answers
+ * 500 at the edge; the route gets ResolvedRefs=False with the Gateway API reason.
  */
 import { isJsonObject, type Manifest } from "../gateway-api/manifest";
 import type { CompiledBackend, CompiledBackendRef, CompiledEndpoint } from "../table/route-table";
@@ -22,8 +23,19 @@ export interface ResolvedBackendRefs {
   refs: CompiledBackendRef[];
   /** ResolvedRefs problems (the route stays accepted). */
   unresolved: FieldProblem[];
+  /** Resolved, but not in every cluster of the route (a cluster without the Service contributes nothing). */
+  partial: FieldProblem[];
   /** A problem that rejects the whole route (a malformed ref or filter). */
   rejected?: FieldProblem;
+}
+
+/**
+ * The route whose refs are resolved, and the clusters it stands for: its own, or every cluster holding an
+ * identical copy (namespace sameness). Cluster-local kinds (Service, XBackend) resolve in each of them.
+ */
+export interface RouteScope {
+  route: Manifest;
+  clusters: string[];
 }
 
 export interface BackendContext {
@@ -39,6 +51,8 @@ export interface BackendContext {
 /** One backendRef after the checks every kind shares. */
 interface Target {
   route: Manifest;
+  /** The route's clusters in which the reference is permitted (ReferenceGrant). */
+  clusters: string[];
   group: string;
   kind: string;
   namespace: string;
@@ -47,7 +61,14 @@ interface Target {
   at: string;
 }
 
-type Resolution = { backend: string } | FieldProblem;
+/** A route cluster a resolved ref draws nothing from, and why. */
+interface Missing {
+  cluster: string;
+  why: string;
+}
+
+/** A resolved ref, and the route clusters it could not be resolved in (the others contribute). */
+type Resolution = { backend: string; missing?: Missing[] } | FieldProblem;
 
 const isProblem = (v: unknown): v is FieldProblem => isJsonObject(v) && typeof v.reason === "string" && typeof v.field === "string";
 
@@ -73,28 +94,56 @@ function clusterOf(ctx: BackendContext, name: string): ClusterSettings | undefin
   return ctx.edge.clusters.find((c) => c.name === name);
 }
 
-/** kind Service: endpoints of the route's own cluster only (GEP-1748: Service means cluster-local). */
+/** The route clusters a resolved backend draws from, in the id: one cluster as is, several joined by commas. */
+const clusterList = (clusters: string[]) => clusters.join(",");
+
+/**
+ * kind Service: endpoints of the route's own cluster only (GEP-1748: Service means cluster-local). A route
+ * that stands for identical copies in several clusters resolves it in each; a cluster without the Service
+ * (or the port) contributes nothing and is named.
+ */
 function resolveService(ctx: BackendContext, t: Target): Resolution {
   if (t.port === undefined)
     return { field: `${t.at}.port`, reason: "UnsupportedValue", message: `port is required for Service ${t.namespace}/${t.name}` };
-  const cluster = t.route.cluster;
-  const service = ctx.index.get(cluster, "Service", t.namespace, t.name);
-  if (!service) return notFound(t, `Service ${t.namespace}/${t.name} not found in cluster ${cluster}`);
-  const port = pickServicePort(service, t.port);
-  if (!port) return { field: `${t.at}.port`, reason: "BackendNotFound", message: `Service ${t.namespace}/${t.name} has no port ${t.port}` };
-  const settings = clusterOf(ctx, cluster);
-  if (!settings) return notFound(t, `cluster ${cluster} is not in the edge settings`);
-  const id = `Service/${cluster}/${t.namespace}/${t.name}:${port.port}`;
-  return register(
+  const found = t.clusters.map((cluster) => {
+    const service = ctx.index.get(cluster, "Service", t.namespace, t.name);
+    const port = service && pickServicePort(service, t.port);
+    const settings = clusterOf(ctx, cluster);
+    return { cluster, service, port, settings };
+  });
+  const contributing = found.filter((f) => f.service && f.port && f.settings);
+  const missing = found.filter((f) => !contributing.includes(f));
+  if (contributing.length === 0) {
+    const first = found[0]!;
+    const where = t.clusters.length > 1 ? `any of clusters ${t.clusters.join(", ")}` : `cluster ${first.cluster}`;
+    if (found.some((f) => f.service))
+      return {
+        field: `${t.at}.port`,
+        reason: "BackendNotFound",
+        message: `Service ${t.namespace}/${t.name} has no port ${t.port} in ${where}`,
+      };
+    return notFound(t, `Service ${t.namespace}/${t.name} not found in ${where}`);
+  }
+  const port = contributing[0]!.port!.port;
+  const clusters = contributing.map((f) => f.cluster);
+  const id = `Service/${clusterList(clusters)}/${t.namespace}/${t.name}:${port}`;
+  const resolved = register(
     ctx,
     () => ({
       id,
-      source: { cluster, kind: "Service", namespace: t.namespace, name: t.name },
-      port: port.port,
-      endpoints: resolveServiceEndpoints(ctx.index, settings, service, port),
+      source: { cluster: clusterList(clusters), kind: "Service", namespace: t.namespace, name: t.name },
+      port,
+      endpoints: contributing.flatMap((f) => resolveServiceEndpoints(ctx.index, f.settings!, f.service!, f.port!)),
     }),
     id,
   );
+  const why = (f: (typeof found)[number]) =>
+    !f.service
+      ? `Service ${t.namespace}/${t.name} not found`
+      : !f.port
+        ? `Service ${t.namespace}/${t.name} has no port ${t.port}`
+        : "cluster not in the edge settings";
+  return missing.length > 0 ? { ...resolved, missing: missing.map((f) => ({ cluster: f.cluster, why: why(f) })) } : resolved;
 }
 
 /** kind ServiceImport: the union of every cluster that exports the Service (ServiceExport + Service). */
@@ -176,30 +225,48 @@ function resolveComposite(ctx: BackendContext, t: Target): Resolution {
   );
 }
 
-/** kind XBackend: one external hostname; the XBackend must live in the route's namespace and cluster. */
+/**
+ * kind XBackend: one external hostname; the XBackend must live in the route's namespace and cluster (for a
+ * route in several clusters, each cluster's XBackend of that name; copies naming the same URL are one).
+ */
 function resolveXBackend(ctx: BackendContext, t: Target): Resolution {
   if (t.namespace !== t.route.metadata.namespace) {
     return { field: `${t.at}.namespace`, reason: "RefNotPermitted", message: "an XBackend must be in the same namespace as the route" };
   }
-  const cluster = t.route.cluster;
-  const xb = ctx.xbackends.get(cluster, t.namespace, t.name);
-  if (!xb) return notFound(t, `XBackend ${t.namespace}/${t.name} not found in cluster ${cluster}`);
-  if (!xb.ok) {
+  const found = t.clusters.map((cluster) => ({ cluster, xb: ctx.xbackends.get(cluster, t.namespace, t.name) }));
+  const accepted = found.flatMap((f) => (f.xb?.ok ? [{ cluster: f.cluster, target: f.xb.target }] : []));
+  if (accepted.length === 0) {
+    const { cluster, xb } = found.find((f) => f.xb) ?? found[0]!;
+    if (!xb || xb.ok) return notFound(t, `XBackend ${t.namespace}/${t.name} not found in cluster ${cluster}`);
     const reason = xb.problem.reason === "UnsupportedProtocol" ? "UnsupportedProtocol" : "BackendNotFound";
     return { field: t.at, reason, message: `XBackend ${t.namespace}/${t.name} is not accepted: ${xb.problem.message}` };
   }
-  const id = `XBackend/${cluster}/${t.namespace}/${t.name}`;
-  return register(
+  const clusters = accepted.map((a) => a.cluster);
+  const id = `XBackend/${clusterList(clusters)}/${t.namespace}/${t.name}`;
+  const endpoints = new Map<string, CompiledEndpoint>();
+  for (const { cluster, target } of accepted) {
+    // A lone external endpoint takes all of its backend's traffic, whatever its cluster's weight.
+    const endpoint = externalEndpoint({ name: cluster, weight: 1 }, target);
+    const url = `${endpoint.scheme}://${endpoint.host}:${endpoint.port}#${endpoint.mtlsBinding ?? ""}`;
+    if (!endpoints.has(url)) endpoints.set(url, endpoint);
+  }
+  const resolved = register(
     ctx,
     () => ({
       id,
-      source: { cluster, kind: "XBackend", namespace: t.namespace, name: t.name },
-      port: xb.target.port,
-      // A lone external endpoint takes all of its backend's traffic, whatever its cluster's weight.
-      endpoints: [externalEndpoint({ name: cluster, weight: 1 }, xb.target)],
+      source: { cluster: clusterList(clusters), kind: "XBackend", namespace: t.namespace, name: t.name },
+      port: accepted[0]!.target.port,
+      endpoints: [...endpoints.values()],
     }),
     id,
   );
+  const missing = found
+    .filter((f) => !clusters.includes(f.cluster))
+    .map((f) => ({
+      cluster: f.cluster,
+      why: f.xb ? `XBackend ${t.namespace}/${t.name} not accepted` : `XBackend ${t.namespace}/${t.name} not found`,
+    }));
+  return missing.length > 0 ? { ...resolved, missing } : resolved;
 }
 
 const RESOLVERS: Record<string, (ctx: BackendContext, t: Target) => Resolution> = {
@@ -210,7 +277,8 @@ const RESOLVERS: Record<string, (ctx: BackendContext, t: Target) => Resolution> 
   [`${X_GROUP}/XBackend`]: resolveXBackend,
 };
 
-function resolveRef(ctx: BackendContext, route: Manifest, ref: Record<string, unknown>, at: string): Resolution {
+function resolveRef(ctx: BackendContext, scope: RouteScope, ref: Record<string, unknown>, at: string): Resolution {
+  const { route } = scope;
   const group = typeof ref.group === "string" ? ref.group : "";
   const kind = typeof ref.kind === "string" ? ref.kind : "Service";
   const resolver = RESOLVERS[`${group}/${kind}`];
@@ -227,37 +295,47 @@ function resolveRef(ctx: BackendContext, route: Manifest, ref: Record<string, un
   if (ref.port !== undefined && !(typeof ref.port === "number" && Number.isInteger(ref.port) && ref.port >= 1 && ref.port <= 65535)) {
     return { field: `${at}.port`, reason: "UnsupportedValue", message: "port must be 1-65535" };
   }
-  const grant = { cluster: route.cluster, from: { group: GATEWAY_GROUP, kind: "HTTPRoute", namespace: route.metadata.namespace } };
-  if (kind !== "XBackend" && !isReferencePermitted(ctx.index, { ...grant, to: { group, kind, namespace, name } })) {
+  // A grant lives in the target's namespace of each cluster: a cluster without one contributes nothing.
+  const from = { group: GATEWAY_GROUP, kind: "HTTPRoute", namespace: route.metadata.namespace };
+  const permitted =
+    kind === "XBackend"
+      ? scope.clusters
+      : scope.clusters.filter((cluster) => isReferencePermitted(ctx.index, { cluster, from, to: { group, kind, namespace, name } }));
+  if (permitted.length === 0) {
     return {
       field: `${at}.namespace`,
       reason: "RefNotPermitted",
       message: `no ReferenceGrant in namespace ${namespace} allows this route to use ${kind} ${name}`,
     };
   }
-  return resolver(ctx, { route, group, kind, namespace, name, port: ref.port as number | undefined, at });
+  const resolved = resolver(ctx, { route, clusters: permitted, group, kind, namespace, name, port: ref.port as number | undefined, at });
+  const refused = scope.clusters
+    .filter((c) => !permitted.includes(c))
+    .map((cluster) => ({ cluster, why: `no ReferenceGrant in namespace ${namespace} allows it` }));
+  if (isProblem(resolved) || refused.length === 0) return resolved;
+  return { ...resolved, missing: [...(resolved.missing ?? []), ...refused] };
 }
 
 /** The context a rule's (or a backendRef's) filters compile in: mirrors resolve like backendRefs. */
 export function filterContext(
   ctx: BackendContext,
-  route: Manifest,
+  scope: RouteScope,
   matches: MatchDraft[],
   unresolved: FieldProblem[],
   level: FilterContext["level"],
 ): FilterContext {
-  return { matches, unresolved, level, resolveMirror: (ref, at) => resolveRef(ctx, route, ref, at) };
+  return { matches, unresolved, level, resolveMirror: (ref, at) => resolveRef(ctx, scope, ref, at) };
 }
 
 /** Resolves `rules[i].backendRefs`. */
 export function resolveBackendRefs(
   ctx: BackendContext,
-  route: Manifest,
+  scope: RouteScope,
   raw: unknown,
   at: string,
   matches: MatchDraft[],
 ): ResolvedBackendRefs {
-  const result: ResolvedBackendRefs = { refs: [], unresolved: [] };
+  const result: ResolvedBackendRefs = { refs: [], unresolved: [], partial: [] };
   if (raw === undefined) return result;
   if (!Array.isArray(raw) || raw.length > 16) {
     result.rejected = { field: at, reason: "UnsupportedValue", message: "backendRefs must be a list of at most 16" };
@@ -274,17 +352,26 @@ export function resolveBackendRefs(
       result.rejected = { field: `${here}.weight`, reason: "UnsupportedValue", message: "weight must be an integer 0-1000000" };
       return result;
     }
-    const filters = compileFilters(ref.filters, `${here}.filters`, filterContext(ctx, route, matches, result.unresolved, "backendRef"));
+    const filters = compileFilters(ref.filters, `${here}.filters`, filterContext(ctx, scope, matches, result.unresolved, "backendRef"));
     if (isProblem(filters)) {
       result.rejected = filters;
       return result;
     }
-    const resolved = resolveRef(ctx, route, ref, here);
+    const resolved = resolveRef(ctx, scope, ref, here);
     if (isProblem(resolved)) {
       result.unresolved.push(resolved);
       result.refs.push({ weight, invalid: { reason: resolved.reason, message: resolved.message }, filters });
-    } else {
-      result.refs.push({ weight, backend: resolved.backend, filters });
+      continue;
+    }
+    result.refs.push({ weight, backend: resolved.backend, filters });
+    if (resolved.missing) {
+      const serving = scope.clusters.filter((c) => !resolved.missing?.some((m) => m.cluster === c));
+      const gaps = resolved.missing.map((m) => `in cluster ${m.cluster}: ${m.why}`).join("; ");
+      result.partial.push({
+        field: `${here}.name`,
+        reason: "BackendNotFound",
+        message: `${gaps}; this backendRef draws its endpoints from ${serving.join(", ")} only`,
+      });
     }
   }
   return result;

@@ -65,7 +65,8 @@ function localityPolicy(edge: EdgeConfig): LocalityPolicy {
 
 function emitRoute(draft: RouteDraft, clusterOrder: number, rules: CompiledRule[], matches: CompiledMatch[]): IndexedAttachment[] {
   const { manifest: route } = draft;
-  const base = `${route.cluster}/${route.metadata.namespace}/${route.metadata.name}`;
+  const clusters = draft.clusters.join(",");
+  const base = `${clusters}/${route.metadata.namespace}/${route.metadata.name}`;
   const ports = [...new Set(draft.attachments.map((a) => a.listener.port))].sort((a, b) => a - b);
   const result: IndexedAttachment[] = [];
   for (const port of ports) {
@@ -77,7 +78,7 @@ function emitRoute(draft: RouteDraft, clusterOrder: number, rules: CompiledRule[
       const id = `${base}/rule/${rule.index}${suffix}`;
       rules.push({
         id,
-        source: { cluster: route.cluster, kind: "HTTPRoute", namespace: route.metadata.namespace, name: route.metadata.name },
+        source: { cluster: clusters, kind: "HTTPRoute", namespace: route.metadata.namespace, name: route.metadata.name },
         listenerPort: port,
         backendRefs: rule.backendRefs,
         filters: rule.filters,
@@ -115,13 +116,19 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
   for (const m of manifests)
     if (!KNOWN_KINDS.has(m.kind)) diagnostics.add("info", m, undefined, "Ignored", `kind ${m.kind} is not read by kedge`);
 
-  const listeners = compileGateways(index, edge.gatewayClassName, diagnostics);
+  const listeners = compileGateways(index, edge.gatewayClassName, clusterOrder, diagnostics);
   const statuses: ResourceStatus[] = [];
   const backends = new Map<string, CompiledBackend>();
   const xbackends = new XBackends(index.all("XBackend"), edge.egress, diagnostics);
   const composites = new CompositeBackends(index, xbackends, diagnostics);
   const sessions = new SessionPolicies(index, composites, diagnostics);
-  const routes = compileHTTPRoutes({ index, edge, backends, xbackends, composites, sessions }, listeners, diagnostics, statuses);
+  const routes = compileHTTPRoutes(
+    { index, edge, backends, xbackends, composites, sessions },
+    listeners,
+    clusterOrder,
+    diagnostics,
+    statuses,
+  );
   statuses.unshift(...gatewayStatuses(listeners));
   statuses.push(...composites.statuses, ...xbackends.statuses, ...sessions.statuses);
   const ancestors = new BackendAncestors(routes, backends, composites);

@@ -62,8 +62,12 @@ export interface ResourceStatus {
    * object's conditions (written as XBackend `status.parents`, PolicyStatus `ancestors`).
    */
   ancestors?: { ancestorRef: { namespace: string; name: string }; conditions: Condition[] }[];
-  /** CompositeBackend: the clusters whose objects contribute endpoints to the aggregate. */
-  aggregate?: { clusters: string[] };
+  /**
+   * CompositeBackend: the clusters whose objects contribute endpoints to the aggregate. A Gateway or
+   * HTTPRoute applied identically to several clusters: those clusters, and for a route what each of its
+   * cluster-local backends draws from ("Service shop/web:8080 from east, west").
+   */
+  aggregate?: { clusters: string[]; backends?: string[] };
 }
 
 export function objectRef(m: Manifest): ObjectRef {

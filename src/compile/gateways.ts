@@ -1,6 +1,8 @@
 /**
  * @module Gateways of the served class and their listeners: which listeners the edge serves, which
  * route namespaces and kinds each allows, and the Gateway/listener conditions a controller writes.
+ * A Gateway applied identically to several clusters is one Gateway (namespace sameness): its listeners
+ * are compiled once and take routes from every cluster that holds a copy.
  */
 import { hostnameProblem } from "../gateway-api/hostname";
 import { isJsonObject, type Manifest } from "../gateway-api/manifest";
@@ -9,17 +11,23 @@ import type { Condition, Diagnostics, ResourceStatus } from "./diagnostics";
 import { objectRef } from "./diagnostics";
 import { compileLabelSelector } from "./label-selector";
 import type { ResourceIndex } from "./resource-index";
+import { groupSameObjects } from "./sameness";
 
 export interface EdgeListener {
-  /** `<cluster>/<namespace>/<gateway>/<listener>` */
+  /** `<clusters>/<namespace>/<gateway>/<listener>`, the clusters joined by commas */
   id: string;
+  /** The Gateway as served: the oldest of its identical copies. */
   gateway: Manifest;
+  /** The clusters holding an identical copy of the Gateway: routes of these clusters may attach. */
+  clusters: string[];
+  /** Every identical copy (one per cluster), each of which gets the status. */
+  copies: Manifest[];
   name: string;
   protocol: Protocol;
   port: number;
   hostname?: string;
-  /** Whether a route in `namespace` (of the gateway's cluster) may attach. */
-  allowsNamespace: (namespace: string) => boolean;
+  /** Whether a route in `namespace` of `cluster` (one of the Gateway's clusters) may attach. */
+  allowsNamespace: (namespace: string, cluster: string) => boolean;
   /** Whether HTTPRoute is among allowedRoutes.kinds (default: yes). */
   allowsHTTPRoute: boolean;
   attachedRoutes: number;
@@ -31,20 +39,20 @@ const bad = (type: string, reason: string, message: string): Condition => ({ typ
 
 const GATEWAY_GROUP = "gateway.networking.k8s.io";
 
-function compileListener(index: ResourceIndex, gateway: Manifest, raw: unknown, i: number, diagnostics: Diagnostics): EdgeListener | null {
+function compileListener(index: ResourceIndex, copies: Manifest[], raw: unknown, i: number, diagnostics: Diagnostics): EdgeListener | null {
+  const gateway = copies[0]!;
   const at = `spec.listeners[${i}]`;
   if (!isJsonObject(raw) || typeof raw.name !== "string") {
     diagnostics.error(gateway, at, "UnsupportedValue", "listener needs a name");
     return null;
   }
-  const {
-    cluster,
-    namespace,
-    name: gatewayName,
-  } = { cluster: gateway.cluster, namespace: gateway.metadata.namespace, name: gateway.metadata.name };
+  const { namespace, name: gatewayName } = gateway.metadata;
+  const clusters = copies.map((c) => c.cluster);
   const listener: EdgeListener = {
-    id: `${cluster}/${namespace}/${gatewayName}/${raw.name}`,
+    id: `${clusters.join(",")}/${namespace}/${gatewayName}/${raw.name}`,
     gateway,
+    clusters,
+    copies,
     name: raw.name,
     protocol: "HTTP",
     port: typeof raw.port === "number" ? raw.port : 0,
@@ -77,7 +85,7 @@ function compileListener(index: ResourceIndex, gateway: Manifest, raw: unknown, 
     const selector = compileLabelSelector(namespaces.selector);
     if (typeof selector === "string")
       return reject("UnsupportedValue", `allowedRoutes.namespaces.selector: ${selector}`, "allowedRoutes.namespaces.selector");
-    listener.allowsNamespace = (ns) => selector(index.namespaceLabels(cluster, ns));
+    listener.allowsNamespace = (ns, cluster) => selector(index.namespaceLabels(cluster, ns));
   } else if (from !== "Same") {
     return reject("UnsupportedValue", `allowedRoutes.namespaces.from must be All, Same or Selector`, "allowedRoutes.namespaces.from");
   }
@@ -104,13 +112,37 @@ function compileListener(index: ResourceIndex, gateway: Manifest, raw: unknown, 
 /** True when the listener was accepted and is served. */
 export const isServed = (l: EdgeListener): boolean => l.conditions.some((c) => c.type === "Accepted" && c.status === "True");
 
+/**
+ * The Gateways to compile: identical copies across clusters as one (the oldest copy first); a copy that
+ * differs from the oldest stays a Gateway of its own cluster, as without sameness, and an info says where.
+ */
+function servedGateways(index: ResourceIndex, gatewayClassName: string, clusterOrder: Map<string, number>, diagnostics: Diagnostics) {
+  const ofClass = index.all("Gateway").filter((g) => g.spec.gatewayClassName === gatewayClassName);
+  return groupSameObjects(ofClass, clusterOrder).flatMap((group) => {
+    for (const { copy, field } of group.differing)
+      diagnostics.add(
+        "info",
+        copy,
+        field,
+        "NotMerged",
+        `differs from the copy in cluster ${group.served.cluster} at ${field}: served as a Gateway of cluster ${copy.cluster} only`,
+      );
+    return [[group.served, ...group.merged.filter((m) => m !== group.served)], ...group.differing.map((d) => [d.copy])];
+  });
+}
+
 /** Compiles every Gateway of `gatewayClassName`; listeners that cannot be served stay out (with conditions). */
-export function compileGateways(index: ResourceIndex, gatewayClassName: string, diagnostics: Diagnostics): EdgeListener[] {
+export function compileGateways(
+  index: ResourceIndex,
+  gatewayClassName: string,
+  clusterOrder: Map<string, number>,
+  diagnostics: Diagnostics,
+): EdgeListener[] {
   const listeners: EdgeListener[] = [];
-  for (const gateway of index.all("Gateway")) {
-    if (gateway.spec.gatewayClassName !== gatewayClassName) continue;
+  for (const copies of servedGateways(index, gatewayClassName, clusterOrder, diagnostics)) {
+    const gateway = copies[0]!;
     const raw = Array.isArray(gateway.spec.listeners) ? gateway.spec.listeners : [];
-    const compiled = raw.flatMap((l, i) => compileListener(index, gateway, l, i, diagnostics) ?? []);
+    const compiled = raw.flatMap((l, i) => compileListener(index, copies, l, i, diagnostics) ?? []);
     // Two listeners of one Gateway on the same port and hostname conflict; neither is served.
     const seen = new Map<string, EdgeListener>();
     for (const l of compiled.filter(isServed)) {
@@ -138,19 +170,24 @@ export function compileGateways(index: ResourceIndex, gatewayClassName: string, 
   return listeners;
 }
 
-/** The status block of each served Gateway. */
+/** The status block of each served Gateway, one per copy (a merged Gateway's copies all get the same). */
 export function gatewayStatuses(listeners: EdgeListener[]): ResourceStatus[] {
   const byGateway = new Map<Manifest, EdgeListener[]>();
   for (const l of listeners) byGateway.set(l.gateway, [...(byGateway.get(l.gateway) ?? []), l]);
-  return [...byGateway.entries()].map(([gateway, ls]) => {
+  return [...byGateway.values()].flatMap((ls) => {
     const served = ls.filter(isServed).length;
-    return {
-      object: objectRef(gateway),
-      conditions:
-        served > 0
-          ? [ok("Accepted", "Accepted", `${served} of ${ls.length} listeners served`), ok("Programmed", "Programmed")]
-          : [bad("Accepted", "ListenersNotValid", "no listener can be served"), bad("Programmed", "Invalid", "no listener can be served")],
-      listeners: ls.map((l) => ({ name: l.name, attachedRoutes: l.attachedRoutes, conditions: l.conditions })),
-    };
+    const copies = ls[0]!.copies;
+    const across = copies.length > 1 ? `; one Gateway across clusters ${copies.map((c) => c.cluster).join(", ")}` : "";
+    const conditions =
+      served > 0
+        ? [ok("Accepted", "Accepted", `${served} of ${ls.length} listeners served${across}`), ok("Programmed", "Programmed")]
+        : [bad("Accepted", "ListenersNotValid", "no listener can be served"), bad("Programmed", "Invalid", "no listener can be served")];
+    const listenerStatus = ls.map((l) => ({ name: l.name, attachedRoutes: l.attachedRoutes, conditions: l.conditions }));
+    return copies.map((copy) => ({
+      object: objectRef(copy),
+      conditions,
+      listeners: listenerStatus,
+      ...(copies.length > 1 ? { aggregate: { clusters: copies.map((c) => c.cluster) } } : {}),
+    }));
   });
 }

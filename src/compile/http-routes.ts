@@ -1,13 +1,15 @@
 /**
  * @module HTTPRoutes: validates each route, attaches it to listeners through its parentRefs
- * (sectionName, port, allowedRoutes, hostname intersection) and records per-parent conditions.
+ * (sectionName, port, allowedRoutes, hostname intersection) and records per-parent conditions. A route
+ * applied identically to several clusters is one route (namespace sameness) whose Service backendRefs
+ * resolve in each of those clusters; a copy that differs from the oldest is reported and not served.
  */
 
 import { hostnameProblem, intersectHostnames } from "../gateway-api/hostname";
 import { isJsonObject, type Manifest } from "../gateway-api/manifest";
 import type { CompiledBackendRef, CompiledFilter, CompiledRetry, CompiledSession } from "../table/route-table";
 import { GATEWAY_GROUP } from "./api-groups";
-import { type BackendContext, filterContext, resolveBackendRefs } from "./backend-refs";
+import { type BackendContext, filterContext, resolveBackendRefs, type RouteScope } from "./backend-refs";
 import { type Condition, type Diagnostics, objectRef, type ParentRefView, type ResourceStatus } from "./diagnostics";
 import { compileFilters } from "./filters";
 import { type EdgeListener, isServed } from "./gateways";
@@ -15,6 +17,7 @@ import { compileMatches, type FieldProblem, isProblem, type MatchDraft } from ".
 import { compileSession, parseSessionPersistence, sameSettings } from "./session-persistence";
 import { compileRetry } from "./retry";
 import { compileTimeouts } from "./timeouts";
+import { clustersOf, groupSameObjects } from "./sameness";
 
 export interface RuleDraft {
   index: number;
@@ -35,7 +38,10 @@ export interface Attachment {
 }
 
 export interface RouteDraft {
+  /** The route as served: the oldest of its identical copies. */
   manifest: Manifest;
+  /** The clusters whose identical copies this route stands for (its own cluster when it has no copies). */
+  clusters: string[];
   rules: RuleDraft[];
   attachments: Attachment[];
 }
@@ -56,7 +62,9 @@ function ruleSession(
   warnings: FieldProblem[],
 ): CompiledSession | undefined | FieldProblem {
   const at = `spec.rules[${index}]`;
-  const scope = `${route.cluster}/${route.metadata.namespace}/${route.metadata.name}/rule/${index}`;
+  // No cluster in the scope: a served route is one per namespace/name (sameness), and sessions then
+  // survive a cluster joining or leaving the route.
+  const scope = `${route.metadata.namespace}/${route.metadata.name}/rule/${index}`;
   const sameSite = ctx.edge.sessions.sameSite;
   if (raw.sessionPersistence !== undefined) {
     const inline = parseSessionPersistence(raw.sessionPersistence, `${at}.sessionPersistence`);
@@ -64,8 +72,7 @@ function ruleSession(
   }
   const applied = refs.flatMap((r) => {
     const backend = r.backend ? ctx.backends.get(r.backend) : undefined;
-    const policy = backend && ctx.sessions.forBackend(backend.source);
-    return policy ? [policy] : [];
+    return backend ? ctx.sessions.forBackend(backend.source) : [];
   });
   const first = applied[0];
   if (!first) return undefined;
@@ -83,7 +90,7 @@ function ruleSession(
 /** One rule, or the first problem that makes it unusable (with its matches, when those are valid). */
 function compileRule(
   ctx: BackendContext,
-  route: Manifest,
+  scope: RouteScope,
   rule: unknown,
   i: number,
 ): { draft: RuleDraft; unresolved: FieldProblem[]; warnings: FieldProblem[] } | { problem: FieldProblem; matches?: MatchDraft[] } {
@@ -91,14 +98,14 @@ function compileRule(
   if (!isJsonObject(rule)) return { problem: { field: at, reason: "UnsupportedValue", message: "rule must be a mapping" } };
   const matches = compileMatches(rule.matches, `${at}.matches`);
   if (isProblem(matches)) return { problem: matches };
-  const rest = compileRuleBody(ctx, route, rule, i, matches);
+  const rest = compileRuleBody(ctx, scope, rule, i, matches);
   return isProblem(rest) ? { problem: rest, matches } : rest;
 }
 
 /** Everything of a rule after its matches: filters, backendRefs, timeouts, retry, session persistence. */
 function compileRuleBody(
   ctx: BackendContext,
-  route: Manifest,
+  scope: RouteScope,
   rule: Record<string, unknown>,
   i: number,
   matches: MatchDraft[],
@@ -106,20 +113,21 @@ function compileRuleBody(
   const at = `spec.rules[${i}]`;
   const unresolved: FieldProblem[] = [];
   const warnings: FieldProblem[] = [];
-  const filters = compileFilters(rule.filters, `${at}.filters`, filterContext(ctx, route, matches, unresolved, "rule"));
+  const filters = compileFilters(rule.filters, `${at}.filters`, filterContext(ctx, scope, matches, unresolved, "rule"));
   if (isProblem(filters)) return filters;
   const hasRedirect = filters.some((f) => f.type === "RequestRedirect");
   if (hasRedirect && Array.isArray(rule.backendRefs) && rule.backendRefs.length > 0) {
     return { field: `${at}.filters`, reason: "UnsupportedValue", message: "RequestRedirect cannot be combined with backendRefs" };
   }
-  const refs = resolveBackendRefs(ctx, route, rule.backendRefs, `${at}.backendRefs`, matches);
+  const refs = resolveBackendRefs(ctx, scope, rule.backendRefs, `${at}.backendRefs`, matches);
   if (refs.rejected) return refs.rejected;
   unresolved.push(...refs.unresolved);
+  warnings.push(...refs.partial);
   const timeouts = compileTimeouts(rule.timeouts, `${at}.timeouts`);
   if (isProblem(timeouts)) return timeouts;
   const retry = compileRetry(rule.retry, `${at}.retry`);
   if (isProblem(retry)) return retry;
-  const session = ruleSession(ctx, route, rule, i, refs.refs, warnings);
+  const session = ruleSession(ctx, scope.route, rule, i, refs.refs, warnings);
   if (isProblem(session)) return session;
   const draft: RuleDraft = {
     index: i,
@@ -141,9 +149,9 @@ function compileRuleBody(
  */
 function compileRules(
   ctx: BackendContext,
-  route: Manifest,
+  scope: RouteScope,
 ): { rules: RuleDraft[]; dropped: DroppedRule[]; unresolved: FieldProblem[]; warnings: FieldProblem[] } | FieldProblem[] {
-  const raw = route.spec.rules ?? [{}];
+  const raw = scope.route.spec.rules ?? [{}];
   if (!Array.isArray(raw) || raw.length > 16)
     return [{ field: "spec.rules", reason: "UnsupportedValue", message: "rules must be a list of at most 16" }];
   const rules: RuleDraft[] = [];
@@ -151,7 +159,7 @@ function compileRules(
   const unresolved: FieldProblem[] = [];
   const warnings: FieldProblem[] = [];
   for (const [i, rule] of raw.entries()) {
-    const compiled = compileRule(ctx, route, rule, i);
+    const compiled = compileRule(ctx, scope, rule, i);
     if ("problem" in compiled) {
       const { problem, matches } = compiled;
       dropped.push({ ...problem, index: i, answers500: matches !== undefined });
@@ -211,7 +219,7 @@ function attachToParent(
   const port = typeof parent.port === "number" ? parent.port : undefined;
   const parentRef: ParentRefView = { namespace, name, sectionName: section, port };
   const ofGateway = listeners.filter(
-    (l) => l.gateway.cluster === route.cluster && l.gateway.metadata.namespace === namespace && l.gateway.metadata.name === name,
+    (l) => l.clusters.includes(route.cluster) && l.gateway.metadata.namespace === namespace && l.gateway.metadata.name === name,
   );
   if (ofGateway.length === 0) return null; // not a Gateway this edge serves
   const named = ofGateway.filter(
@@ -228,7 +236,7 @@ function attachToParent(
       ),
     };
   }
-  const allowed = named.filter((l) => l.allowsHTTPRoute && l.allowsNamespace(route.metadata.namespace));
+  const allowed = named.filter((l) => l.allowsHTTPRoute && l.allowsNamespace(route.metadata.namespace, route.cluster));
   if (allowed.length === 0) {
     return {
       parentRef,
@@ -258,48 +266,105 @@ function attachToParent(
   return { parentRef, attachments, condition: ok("Accepted", "Accepted") };
 }
 
-/** Compiles every HTTPRoute that names a Gateway of this edge; returns the accepted ones. */
+/** Gateway parentRefs of a route (other kinds of parent are not this edge's). */
+function gatewayParents(route: Manifest): Record<string, unknown>[] {
+  return (Array.isArray(route.spec.parentRefs) ? route.spec.parentRefs : []).filter(
+    (p): p is Record<string, unknown> =>
+      isJsonObject(p) && typeof p.name === "string" && (p.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (p.kind ?? "Gateway") === "Gateway",
+  );
+}
+
+/** One copy of a route and how each of its parentRefs attached. */
+interface AttachedCopy {
+  route: Manifest;
+  outcomes: ParentOutcome[];
+}
+
+/** How each copy attached; copies naming no Gateway of this edge are reported and left out. */
+function attachCopies(ctx: BackendContext, listeners: EdgeListener[], diagnostics: Diagnostics): Map<Manifest, AttachedCopy> {
+  const attached = new Map<Manifest, AttachedCopy>();
+  for (const route of ctx.index.all("HTTPRoute")) {
+    const parents = gatewayParents(route);
+    const hostnames = routeHostnames(route);
+    const outcomes = parents.flatMap((p) => attachToParent(route, p, Array.isArray(hostnames) ? hostnames : [], listeners) ?? []);
+    if (outcomes.length > 0) {
+      attached.set(route, { route, outcomes });
+      continue;
+    }
+    const named = parents.map((p) => p.name).join(", ");
+    diagnostics.warn(
+      route,
+      "spec.parentRefs",
+      "NoMatchingParent",
+      named
+        ? `no Gateway of this edge named ${named} in cluster ${route.cluster}; route ignored`
+        : "route has no Gateway parentRef; ignored",
+    );
+  }
+  return attached;
+}
+
+/** A copy that differs from the served (older) one: reported on each of its parents, not served. */
+function reportDiffering(copy: AttachedCopy, served: Manifest, field: string, diagnostics: Diagnostics, statuses: ResourceStatus[]) {
+  const message = `differs from the copy in cluster ${served.cluster} (older, served) at ${field}; this copy is not served`;
+  diagnostics.warn(copy.route, field, "Conflicted", message);
+  statuses.push({
+    object: objectRef(copy.route),
+    conditions: [],
+    parents: copy.outcomes.map((o) => ({
+      parentRef: o.parentRef,
+      conditions: [bad("Accepted", "Conflicted", message), ok("ResolvedRefs", "ResolvedRefs")],
+    })),
+  });
+}
+
+/** What a merged route's cluster-local backends (Service, XBackend) draw from: "Service shop/web:8080 from east, west". */
+function mergedBackends(ctx: BackendContext, rules: RuleDraft[]): string[] {
+  const sources = new Map<string, string>();
+  for (const ref of rules.flatMap((r) => r.backendRefs)) {
+    const backend = ref.backend ? ctx.backends.get(ref.backend) : undefined;
+    if (!backend || (backend.source.kind !== "Service" && backend.source.kind !== "XBackend")) continue;
+    const { kind, namespace, name, cluster } = backend.source;
+    sources.set(backend.id, `${kind} ${namespace}/${name}:${backend.port} from ${cluster.replaceAll(",", ", ")}`);
+  }
+  return [...sources.values()];
+}
+
+/**
+ * Compiles every HTTPRoute that names a Gateway of this edge; returns the accepted ones. Copies of one
+ * route in several clusters are compiled once: identical ones as one route, differing ones reported.
+ */
 export function compileHTTPRoutes(
   ctx: BackendContext,
   listeners: EdgeListener[],
+  clusterOrder: Map<string, number>,
   diagnostics: Diagnostics,
   statuses: ResourceStatus[],
 ): RouteDraft[] {
   const accepted: RouteDraft[] = [];
-  for (const route of ctx.index.all("HTTPRoute")) {
-    const parents = (Array.isArray(route.spec.parentRefs) ? route.spec.parentRefs : []).filter(
-      (p): p is Record<string, unknown> =>
-        isJsonObject(p) &&
-        typeof p.name === "string" &&
-        (p.group ?? GATEWAY_GROUP) === GATEWAY_GROUP &&
-        (p.kind ?? "Gateway") === "Gateway",
-    );
+  const attached = attachCopies(ctx, listeners, diagnostics);
+  for (const group of groupSameObjects([...attached.keys()], clusterOrder)) {
+    const route = group.served;
+    for (const d of group.differing) reportDiffering(attached.get(d.copy)!, route, d.field, diagnostics, statuses);
+    const copies = group.merged.map((m) => attached.get(m)!);
+    const clusters = clustersOf(group);
+    const copyStatuses = copies.map((c) => {
+      const status: ResourceStatus = { object: objectRef(c.route), conditions: [], parents: [] };
+      statuses.push(status);
+      return { copy: c, status };
+    });
     const hostnames = routeHostnames(route);
-    const outcomes = parents.flatMap((p) => attachToParent(route, p, Array.isArray(hostnames) ? hostnames : [], listeners) ?? []);
-    if (outcomes.length === 0) {
-      const named = parents.map((p) => p.name).join(", ");
-      diagnostics.warn(
-        route,
-        "spec.parentRefs",
-        "NoMatchingParent",
-        named
-          ? `no Gateway of this edge named ${named} in cluster ${route.cluster}; route ignored`
-          : "route has no Gateway parentRef; ignored",
-      );
-      continue;
-    }
-    const status: ResourceStatus = { object: objectRef(route), conditions: [], parents: [] };
-    statuses.push(status);
-    const rules = isProblem(hostnames) ? [hostnames] : compileRules(ctx, route);
+    const rules = isProblem(hostnames) ? [hostnames] : compileRules(ctx, { route, clusters });
     // A rejected route: not accepted, each problem named.
     if (Array.isArray(rules)) {
       for (const problem of rules) diagnostics.error(route, problem.field, problem.reason, `${problem.message}; the route is not served`);
       const first = rules[0]!;
-      for (const o of outcomes)
-        status.parents?.push({
-          parentRef: o.parentRef,
-          conditions: [bad("Accepted", first.reason, first.message), ok("ResolvedRefs", "ResolvedRefs")],
-        });
+      for (const { copy, status } of copyStatuses)
+        for (const o of copy.outcomes)
+          status.parents?.push({
+            parentRef: o.parentRef,
+            conditions: [bad("Accepted", first.reason, first.message), ok("ResolvedRefs", "ResolvedRefs")],
+          });
       continue;
     }
     for (const d of rules.dropped) {
@@ -316,22 +381,29 @@ export function compileHTTPRoutes(
       rules.unresolved.length === 0
         ? ok("ResolvedRefs", "ResolvedRefs")
         : bad("ResolvedRefs", rules.unresolved[0]?.reason ?? "BackendNotFound", rules.unresolved.map((u) => u.message).join("; "));
-    const attachments: Attachment[] = [];
-    for (const o of outcomes) {
-      // PartiallyInvalid is only ever True, and only beside an accepted parent.
-      const conditions = [o.condition, resolvedRefs];
-      if (partiallyInvalid && o.condition.status === "True") conditions.push(partiallyInvalid);
-      status.parents?.push({ parentRef: o.parentRef, conditions });
-      if (o.condition.status === "False") diagnostics.error(route, "spec.parentRefs", o.condition.reason, o.condition.message);
-      attachments.push(...o.attachments);
+    const aggregate = clusters.length > 1 ? { clusters, backends: mergedBackends(ctx, rules.rules) } : undefined;
+    const merged = aggregate ? [`one route across clusters ${clusters.join(", ")}`, ...aggregate.backends].join("; ") : "";
+    const attachments = new Map<EdgeListener, Attachment>();
+    for (const { copy, status } of copyStatuses) {
+      for (const o of copy.outcomes) {
+        const acceptedHere = o.condition.status === "True";
+        // PartiallyInvalid is only ever True, and only beside an accepted parent.
+        const conditions = [acceptedHere && merged ? { ...o.condition, message: merged } : o.condition, resolvedRefs];
+        if (partiallyInvalid && acceptedHere) conditions.push(partiallyInvalid);
+        status.parents?.push({ parentRef: o.parentRef, conditions });
+        if (!acceptedHere) diagnostics.error(copy.route, "spec.parentRefs", o.condition.reason, o.condition.message);
+        // Identical copies attached to one merged Gateway attach once.
+        for (const a of o.attachments) if (!attachments.has(a.listener)) attachments.set(a.listener, a);
+      }
+      if (aggregate) status.aggregate = aggregate;
     }
-    if (attachments.length === 0) continue;
+    if (attachments.size === 0) continue;
     for (const u of rules.unresolved) {
       diagnostics.error(route, u.field, u.reason, `${u.message}; ${u.effect ?? "requests for its share answer 500"}`);
     }
     for (const w of rules.warnings) diagnostics.warn(route, w.field, w.reason, w.message);
-    for (const listener of new Set(attachments.map((a) => a.listener))) listener.attachedRoutes++;
-    accepted.push({ manifest: route, rules: rules.rules, attachments });
+    for (const listener of attachments.keys()) listener.attachedRoutes++;
+    accepted.push({ manifest: route, clusters, rules: rules.rules, attachments: [...attachments.values()] });
   }
   return accepted;
 }

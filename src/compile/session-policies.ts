@@ -31,6 +31,12 @@ function targetKey(kind: string, cluster: string, namespace: string, name: strin
     : `${kind}/${cluster}/${namespace}/${name}`;
 }
 
+/** Whether two target keys name one backend under namespace sameness: equal but for the cluster. */
+const sameBackend = (a: string, b: string): boolean => {
+  const withoutCluster = (key: string) => (/^(Service|XBackend)\//.test(key) ? key.replace(/^(\w+)\/[^/]*\//, "$1//") : key);
+  return withoutCluster(a) === withoutCluster(b);
+};
+
 /** The key of a compiled backend's source (what a policy's target must equal). */
 export const backendKey = (source: SourceRef): string => targetKey(source.kind, source.cluster, source.namespace, source.name);
 
@@ -92,8 +98,9 @@ export class SessionPolicies {
         })
         .find(Boolean);
       const nameOwner = settings.name ? cookieNames.get(`${settings.type}:${settings.name}`) : undefined;
+      // One name may serve one backend: the same Service in several clusters is one backend (sameness).
       const nameClash =
-        nameOwner !== undefined && !targets.includes(nameOwner)
+        nameOwner !== undefined && !targets.some((t) => sameBackend(t, nameOwner))
           ? `${settings.type.toLowerCase()} name ${settings.name} is already used for ${nameOwner}`
           : undefined;
       if (conflict || nameClash) {
@@ -134,8 +141,15 @@ export class SessionPolicies {
     return keys;
   }
 
-  /** The policy that applies to a compiled backend, if any. */
-  forBackend(source: SourceRef): AppliedPolicy | undefined {
-    return this.byTarget.get(backendKey(source));
+  /**
+   * The policies that apply to a compiled backend: one, or for a Service of a route applied to several
+   * clusters, each cluster's (a rule whose backends disagree is reported by the caller).
+   */
+  forBackend(source: SourceRef): AppliedPolicy[] {
+    const keys =
+      source.kind === "Service" || source.kind === "XBackend"
+        ? source.cluster.split(",").map((cluster) => backendKey({ ...source, cluster }))
+        : [backendKey(source)];
+    return keys.flatMap((key) => this.byTarget.get(key) ?? []);
   }
 }

@@ -40,6 +40,7 @@ function render({ table, diagnostics, statuses }: CompileResult): string {
       ...(s.conditions.length ? { conditions: conditions(s.conditions) } : {}),
       ...(s.listeners ? { listeners: s.listeners.map((l) => `${l.name} attached=${l.attachedRoutes} ${conditions(l.conditions)}`) } : {}),
       ...(s.parents ? { parents: s.parents.map((p) => `${parentRefText(p.parentRef)} ${conditions(p.conditions)}`) } : {}),
+      ...(s.aggregate ? { aggregate: s.aggregate.clusters.join(", ") } : {}),
     })),
     table: {
       listeners: table.listeners.map((l) => `${l.id} ${l.protocol}:${l.port} ${l.hostname ?? "*"}`),
@@ -63,6 +64,7 @@ function render({ table, diagnostics, statuses }: CompileResult): string {
             ),
             ...(r.filters.length ? { filters: r.filters } : {}),
             ...(r.timeouts ? { timeouts: r.timeouts } : {}),
+            ...(r.session ? { session: `${r.session.type} ${r.session.name} scope=${r.session.scope}` } : {}),
           },
         ]),
       ),

@@ -98,8 +98,8 @@ spec: { targetRefs: [{ kind: Service, name: a }] }
         policy("agg", "{ group: gateway.networking.k8s.io, kind: CompositeBackend, name: agg }", "{ sessionName: agg }"),
       ].join("---\n"),
     });
-    expect(table.rules[0]?.session).toMatchObject({ type: "Cookie", name: "agg", scope: "east/app/web/rule/0" });
-    expect(table.rules[1]?.session).toMatchObject({ type: "Header", name: "x-b", scope: "east/app/web/rule/1" });
+    expect(table.rules[0]?.session).toMatchObject({ type: "Cookie", name: "agg", scope: "app/web/rule/0" });
+    expect(table.rules[1]?.session).toMatchObject({ type: "Header", name: "x-b", scope: "app/web/rule/1" });
     expect(statuses.filter((s) => s.object.kind.endsWith("Policy")).map((s) => s.conditions[0]?.status)).toEqual(["True", "True"]);
   });
 

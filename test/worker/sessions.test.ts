@@ -243,7 +243,7 @@ describe("expiry (a clock the test moves)", () => {
     );
     clock = Date.now() - 50_000; // created 50 s ago: it expires in 10 s
     const token = cookieOf((await ask("/sweep")).setCookie).split("=")[1]!;
-    const stub = env.SESSIONS.get(env.SESSIONS.idFromName(`c1/gateway-conformance-infra/sweep/rule/0#${token[0]}`));
+    const stub = env.SESSIONS.get(env.SESSIONS.idFromName(`gateway-conformance-infra/sweep/rule/0#${token[0]}`));
     expect(await runInDurableObject(stub, (store) => store.count())).toBe(1);
     expect(await runInDurableObject(stub, (_, state) => state.storage.getAlarm())).toBe(clock + MINUTE);
     expect(await runDurableObjectAlarm(stub)).toBe(true);

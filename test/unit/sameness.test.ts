@@ -1,0 +1,102 @@
+import { describe, it } from "vitest";
+import { firstDifference } from "../../src/compile/sameness";
+import { formatReport } from "../../scripts/sync/report";
+import { compileYaml } from "../support/compile-fixture";
+import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
+
+const EDGE = `
+apiVersion: kedge.dev/v1alpha1
+kind: EdgeConfig
+metadata: { name: t }
+spec:
+  gatewayClassName: kedge
+  clusters: [{ name: east, weight: 2 }, { name: west }, { name: south }]
+`;
+
+/** The same Gateway, route and Service in a cluster, with one endpoint on `port`. */
+function shop(port: number, rules = "    - backendRefs: [{ name: web, port: 8080 }]", created?: string): string {
+  const manifests = gatewayAndRoute({ namespace: "shop", hostname: "shop.example.com", rules });
+  const dated = created
+    ? manifests.replace(
+        "metadata: { name: web, namespace: shop }",
+        `metadata: { name: web, namespace: shop, creationTimestamp: "${created}" }`,
+      )
+    : manifests;
+  return yamlDocs(dated, service("web", "shop"), endpointSlice({ service: "web", name: `web-${port}`, namespace: "shop", port }));
+}
+
+describe("the same manifests in every cluster (namespace sameness)", () => {
+  it("are one route whose Service backendRef spreads over every cluster's endpoints, by cluster weight", async ({ expect }) => {
+    const { table, statuses, diagnostics } = await compileYaml(EDGE, { east: shop(1001), west: shop(2001), south: shop(3001) });
+    expect(table.rules.map((r) => r.id)).toEqual(["east,west,south/shop/web/rule/0"]);
+    expect(table.listeners.map((l) => l.id)).toEqual(["east,west,south/shop/gw/http"]);
+    const backend = table.backends[table.rules[0]!.backendRefs[0]!.backend!]!;
+    expect(backend.id).toBe("Service/east,west,south/shop/web:8080");
+    expect(backend.endpoints.map((e) => [e.id, e.weight])).toEqual([
+      ["east/127.0.0.1:1001", 2],
+      ["west/127.0.0.1:2001", 1],
+      ["south/127.0.0.1:3001", 1],
+    ]);
+    // Every cluster's copy is reported accepted, as part of the one route.
+    const routes = statuses.filter((s) => s.object.kind === "HTTPRoute");
+    expect(routes.map((s) => [s.object.cluster, s.parents?.[0]?.conditions[0]?.status])).toEqual([
+      ["east", "True"],
+      ["west", "True"],
+      ["south", "True"],
+    ]);
+    expect(routes[1]?.parents?.[0]?.conditions[0]?.message).toBe(
+      "one route across clusters east, west, south; Service shop/web:8080 from east, west, south",
+    );
+    expect(diagnostics.filter((d) => d.severity !== "info")).toEqual([]);
+  });
+
+  it("serves the oldest copy when copies differ, and names the first differing field in the others' report", async ({ expect }) => {
+    const weighted = (w: number) => `    - backendRefs: [{ name: web, port: 8080, weight: ${w} }]`;
+    const { table, statuses, diagnostics } = await compileYaml(EDGE, {
+      east: shop(1001, weighted(1), "2026-03-01T00:00:00Z"),
+      // Older, though its cluster comes later: served.
+      west: shop(2001, weighted(5), "2026-01-01T00:00:00Z"),
+      south: shop(3001, weighted(1), "2026-02-01T00:00:00Z"),
+    });
+    expect(table.rules.map((r) => r.id)).toEqual(["west/shop/web/rule/0"]);
+    expect(table.rules[0]?.backendRefs[0]?.weight).toBe(5);
+    const conflicted = diagnostics.filter((d) => d.reason === "Conflicted");
+    // Oldest first.
+    expect(conflicted.map((d) => [d.object.cluster, d.field, d.severity])).toEqual([
+      ["south", "spec.rules[0].backendRefs[0].weight", "warning"],
+      ["east", "spec.rules[0].backendRefs[0].weight", "warning"],
+    ]);
+    expect(conflicted[0]?.message).toBe(
+      "differs from the copy in cluster west (older, served) at spec.rules[0].backendRefs[0].weight; this copy is not served",
+    );
+    const east = statuses.find((s) => s.object.kind === "HTTPRoute" && s.object.cluster === "east");
+    expect(east?.parents?.[0]?.conditions[0]).toMatchObject({ type: "Accepted", status: "False", reason: "Conflicted" });
+  });
+
+  it("keeps a route that exists in one cluster only on that cluster's Service", async ({ expect }) => {
+    const { table } = await compileYaml(EDGE, {
+      east: shop(1001),
+      west: yamlDocs(service("web", "shop"), endpointSlice({ service: "web", name: "w", namespace: "shop", port: 2001 })),
+    });
+    expect(table.rules.map((r) => r.id)).toEqual(["east/shop/web/rule/0"]);
+    expect(Object.keys(table.backends)).toEqual(["Service/east/shop/web:8080"]);
+  });
+
+  it("the report says which clusters a merged route and its backends draw from", async ({ expect }) => {
+    const result = await compileYaml(EDGE, { east: shop(1001), west: shop(2001) });
+    const report = formatReport({ ...result, skipped: [], clusters: ["east", "west", "south"] });
+    expect(report).toContain(
+      "  HTTPRoute shop/web\n    aggregate across clusters: east, west\n    backend Service shop/web:8080 from east, west\n",
+    );
+  });
+});
+
+describe("firstDifference", () => {
+  it("names the first differing path, or null for equal values", ({ expect }) => {
+    expect(firstDifference({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] }, "spec")).toBeNull();
+    expect(firstDifference({ a: [1, { b: 2 }] }, { a: [1, { b: 3 }] }, "spec")).toBe("spec.a[1].b");
+    expect(firstDifference({ a: [1] }, { a: [1, 2] }, "spec")).toBe("spec.a[1]");
+    expect(firstDifference({ b: 1, a: 1 }, { b: 2, a: 2 }, "spec")).toBe("spec.a");
+    expect(firstDifference({ a: 1 }, { a: 1, z: null }, "spec")).toBe("spec.z");
+  });
+});
