@@ -8,7 +8,7 @@
 import type { CompiledBackend, CompiledBackendRef, CompiledFilter } from "../table/route-table";
 import type { CompositeBackends } from "./composite-backends";
 import type { RouteDraft } from "./http-routes";
-import { backendKey } from "./session-policies";
+import { backendKey } from "./backend-policies";
 
 export interface GatewayRef {
   namespace: string;

@@ -14,7 +14,7 @@ import { compileFilters, type FilterContext } from "./filters";
 import type { FieldProblem, MatchDraft } from "./route-matches";
 import { isReferencePermitted } from "./reference-grant";
 import type { ResourceIndex } from "./resource-index";
-import type { SessionPolicies } from "./session-policies";
+import type { BackendPolicies } from "./backend-policies";
 import { resolveServiceEndpoints, type ServicePort, servicePorts } from "./service-endpoints";
 import { externalEndpoint, type XBackends } from "./xbackends";
 
@@ -43,7 +43,7 @@ export interface BackendContext {
   edge: EdgeConfig;
   xbackends: XBackends;
   composites: CompositeBackends;
-  sessions: SessionPolicies;
+  policies: BackendPolicies;
   /** Backends found so far, by id; shared by every rule so each backend is compiled once. */
   backends: Map<string, CompiledBackend>;
 }

@@ -22,7 +22,7 @@ import { compileGateways, gatewayStatuses, isServed } from "./gateways";
 import { buildHostIndex, type IndexedAttachment } from "./host-index";
 import { compileHTTPRoutes, type RouteDraft } from "./http-routes";
 import { ResourceIndex } from "./resource-index";
-import { backendKey, SessionPolicies } from "./session-policies";
+import { backendKey, BackendPolicies } from "./backend-policies";
 import { XBackends } from "./xbackends";
 
 export interface CompileResult {
@@ -50,11 +50,18 @@ const KNOWN_KINDS = new Set([
   "XBackendTrafficPolicy",
 ]);
 
-/** The edge settings' health check for a backend: the defaults, with its `namespace/name` override on top. */
-function withHealthCheck(backend: CompiledBackend, edge: EdgeConfig): CompiledBackend {
-  if (!edge.healthChecks) return backend;
-  const override = edge.healthChecks.overrides[`${backend.source.namespace}/${backend.source.name}`] ?? {};
-  return { ...backend, healthCheck: { ...edge.healthChecks.defaults, ...override } };
+/**
+ * What a backend gets beside its endpoints: the edge settings' health check (the defaults, with its
+ * `namespace/name` override on top), and its policy's retry budget.
+ */
+function withPolicies(backend: CompiledBackend, edge: EdgeConfig, policies: BackendPolicies): CompiledBackend {
+  const retryBudget = policies.retryBudgetFor(backend.source);
+  const override = edge.healthChecks?.overrides[`${backend.source.namespace}/${backend.source.name}`] ?? {};
+  return {
+    ...backend,
+    ...(edge.healthChecks ? { healthCheck: { ...edge.healthChecks.defaults, ...override } } : {}),
+    ...(retryBudget ? { retryBudget } : {}),
+  };
 }
 
 function localityPolicy(edge: EdgeConfig): LocalityPolicy {
@@ -121,22 +128,22 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
   const backends = new Map<string, CompiledBackend>();
   const xbackends = new XBackends(index.all("XBackend"), edge.egress, diagnostics);
   const composites = new CompositeBackends(index, xbackends, diagnostics);
-  const sessions = new SessionPolicies(index, composites, diagnostics);
+  const policies = new BackendPolicies(index, composites, diagnostics);
   const routes = compileHTTPRoutes(
-    { index, edge, backends, xbackends, composites, sessions },
+    { index, edge, backends, xbackends, composites, policies },
     listeners,
     clusterOrder,
     diagnostics,
     statuses,
   );
   statuses.unshift(...gatewayStatuses(listeners));
-  statuses.push(...composites.statuses, ...xbackends.statuses, ...sessions.statuses);
+  statuses.push(...composites.statuses, ...xbackends.statuses, ...policies.statuses);
   const ancestors = new BackendAncestors(routes, backends, composites);
   const usedThrough = (status: ResourceStatus, keys: string[]) => {
     status.ancestors = ancestors.of(status.object.cluster, keys).map((ancestorRef) => ({ ancestorRef, conditions: status.conditions }));
   };
   for (const s of xbackends.statuses) usedThrough(s, [backendKey({ ...s.object, kind: "XBackend" })]);
-  for (const [s, keys] of sessions.targetsOf) usedThrough(s, keys);
+  for (const [s, keys] of policies.targetsOf) usedThrough(s, keys);
 
   const rules: CompiledRule[] = [];
   const matches: CompiledMatch[] = [];
@@ -171,7 +178,7 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
       [...backends.entries()]
         .filter(([id]) => used.has(id))
         .sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([id, backend]) => [id, withHealthCheck(backend, edge)]),
+        .map(([id, backend]) => [id, withPolicies(backend, edge, policies)]),
     ),
     ...(edge.locality ? { locality: localityPolicy(edge) } : {}),
     ...(edge.egress.allowedHostnames ? { egress: { allowedHostnames: edge.egress.allowedHostnames } } : {}),

@@ -72,7 +72,7 @@ function ruleSession(
   }
   const applied = refs.flatMap((r) => {
     const backend = r.backend ? ctx.backends.get(r.backend) : undefined;
-    return backend ? ctx.sessions.forBackend(backend.source) : [];
+    return backend ? ctx.policies.forBackend(backend.source) : [];
   });
   const first = applied[0];
   if (!first) return undefined;

@@ -87,6 +87,12 @@ export function parseRouteTable(raw: unknown): ParseResult<RouteTable> {
   }
   for (const [id, b] of Object.entries(backends)) {
     if (!isObject(b) || !Array.isArray(b.endpoints)) return { ok: false, reason: `backend ${id} is malformed` };
+    const budget = b.retryBudget;
+    if (
+      budget !== undefined &&
+      !(isObject(budget) && [budget.percent, budget.intervalMs, budget.minRetries, budget.minIntervalMs].every(isNumber))
+    )
+      return { ok: false, reason: `backend ${id} has a malformed retryBudget` };
     for (const e of b.endpoints) {
       if (!isObject(e) || !isString(e.id) || !isString(e.host) || !isNumber(e.port) || !isNumber(e.weight)) {
         return { ok: false, reason: `backend ${id} has a malformed endpoint` };

@@ -192,6 +192,17 @@ export interface CompiledHealthCheck {
   unhealthyThreshold: number;
 }
 
+/**
+ * A backend's retry budget (XBackendTrafficPolicy retryConstraint, GEP-3388): retries may be at most
+ * `percent` of its requests over `intervalMs`; `minRetries` per `minIntervalMs` are always allowed.
+ */
+export interface CompiledRetryBudget {
+  percent: number;
+  intervalMs: number;
+  minRetries: number;
+  minIntervalMs: number;
+}
+
 export interface CompiledBackend {
   /** e.g. `Service/us-east/bookinfo/reviews-v1:9080` */
   id: string;
@@ -199,6 +210,8 @@ export interface CompiledBackend {
   port: number;
   endpoints: CompiledEndpoint[];
   healthCheck?: CompiledHealthCheck;
+  /** From a policy's retryConstraint; absent means the default budget. */
+  retryBudget?: CompiledRetryBudget;
 }
 
 /** Rule candidates for one host pattern, per listener protocol, already in Gateway API precedence. */

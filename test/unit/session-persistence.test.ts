@@ -153,4 +153,44 @@ spec: { targetRefs: [{ kind: Service, name: a }] }
       reason: "UnsupportedValue",
     });
   });
+
+  it("a policy with only a retryConstraint (no sessionPersistence) is accepted and sets its backend's retry budget", async ({ expect }) => {
+    const retryOnly = `
+apiVersion: gateway.networking.x-k8s.io/v1alpha1
+kind: XBackendTrafficPolicy
+metadata: { name: budget, namespace: app }
+spec:
+  targetRefs: [{ group: "", kind: Service, name: a }]
+  retryConstraint: { budget: { percent: 50, interval: 30s }, minRetryRate: { count: 3, interval: 2s } }
+`;
+    const bare = policy("nothing", "{ kind: Service, name: b }", "null").replace("  sessionPersistence: null\n", "");
+    const { table, statuses } = await compileYaml(EDGE, {
+      east: [base("    - backendRefs: [{ name: a, port: 80 }, { name: b, port: 80 }]"), retryOnly, bare].join("---"),
+    });
+    expect(table.rules[0]?.session).toBeUndefined();
+    expect(table.backends["Service/east/app/a:80"]?.retryBudget).toEqual({ percent: 50, intervalMs: 30_000, minRetries: 3, minIntervalMs: 2000 });
+    expect(table.backends["Service/east/app/b:80"]?.retryBudget).toBeUndefined();
+    expect(statuses.filter((s) => s.object.kind.endsWith("Policy")).map((s) => [s.object.name, s.conditions[0]?.status])).toEqual([
+      ["nothing", "True"],
+      ["budget", "True"],
+    ]);
+  });
+
+  it("rejects a retryConstraint out of range with the field named", async ({ expect }) => {
+    const { diagnostics } = await compileYaml(EDGE, {
+      east: [
+        base("    - backendRefs: [{ name: a, port: 80 }]"),
+        `apiVersion: gateway.networking.x-k8s.io/v1alpha1
+kind: XBackendTrafficPolicy
+metadata: { name: budget, namespace: app }
+spec:
+  targetRefs: [{ group: "", kind: Service, name: a }]
+  retryConstraint: { budget: { percent: 120 } }
+`,
+      ].join("---\n"),
+    });
+    expect(diagnostics).toContainEqual(
+      expect.objectContaining({ severity: "error", field: "spec.retryConstraint.budget.percent", reason: "Invalid" }),
+    );
+  });
 });

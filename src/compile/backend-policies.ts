@@ -1,15 +1,17 @@
 /**
  * @module BackendLBPolicy (gateway.networking.k8s.io/v1alpha2) and XBackendTrafficPolicy
- * (gateway.networking.x-k8s.io): session persistence that belongs to a backend's owner (GEP-1282),
- * attached directly to a Service, ServiceImport, CompositeBackend or XBackend of its namespace.
- * A policy on a multi-cluster aggregate applies to the whole aggregate, whichever cluster declares it.
+ * (gateway.networking.x-k8s.io): what belongs to a backend's owner (GEP-1282), attached directly to a
+ * Service, ServiceImport, CompositeBackend or XBackend of its namespace: session persistence, and (on an
+ * XBackendTrafficPolicy) the retry budget. Either may be absent. A policy on a multi-cluster aggregate
+ * applies to the whole aggregate, whichever cluster declares it.
  */
 import { apiGroup, isJsonObject, type Manifest } from "../gateway-api/manifest";
-import type { SourceRef } from "../table/route-table";
+import type { CompiledRetryBudget, SourceRef } from "../table/route-table";
 import { GATEWAY_GROUP, MCS_GROUP, X_GROUP } from "./api-groups";
 import type { CompositeBackends } from "./composite-backends";
 import { type Condition, type Diagnostics, objectRef, type ResourceStatus } from "./diagnostics";
 import type { ResourceIndex } from "./resource-index";
+import { parseRetryConstraint } from "./retry-constraint";
 import { parseSessionPersistence, sameSettings, type SessionSettings } from "./session-persistence";
 
 export const POLICY_KINDS: Record<string, string[]> = {
@@ -40,6 +42,12 @@ const sameBackend = (a: string, b: string): boolean => {
 /** The key of a compiled backend's source (what a policy's target must equal). */
 export const backendKey = (source: SourceRef): string => targetKey(source.kind, source.cluster, source.namespace, source.name);
 
+/** The target keys of a compiled backend: one per cluster for a cluster-local kind drawn from several clusters. */
+const keysOf = (source: SourceRef): string[] =>
+  source.kind === "Service" || source.kind === "XBackend"
+    ? source.cluster.split(",").map((cluster) => backendKey({ ...source, cluster }))
+    : [backendKey(source)];
+
 const TARGET_KINDS: Record<string, string[]> = {
   Service: ["", "core"],
   ServiceImport: [MCS_GROUP],
@@ -57,8 +65,10 @@ function byAge(a: Manifest, b: Manifest): number {
   return ta < tb ? -1 : ta > tb ? 1 : 0;
 }
 
-export class SessionPolicies {
+export class BackendPolicies {
   private readonly byTarget = new Map<string, AppliedPolicy>();
+  /** Retry budgets by target key; the older policy's wins. */
+  private readonly budgets = new Map<string, CompiledRetryBudget>();
   readonly statuses: ResourceStatus[] = [];
   /** The backend keys each policy's status is about (accepted or conflicted), for its ancestors. */
   readonly targetsOf = new Map<ResourceStatus, string[]>();
@@ -79,9 +89,21 @@ export class SessionPolicies {
         diagnostics.error(policy, field, reason, message);
         report([bad("Accepted", reason, message)], targets);
       };
-      const settings = parseSessionPersistence(policy.spec.sessionPersistence, "spec.sessionPersistence");
-      if ("reason" in settings) {
+      const settings =
+        policy.spec.sessionPersistence === undefined
+          ? undefined
+          : parseSessionPersistence(policy.spec.sessionPersistence, "spec.sessionPersistence");
+      if (settings && "reason" in settings) {
         reject(settings.field, "Invalid", settings.message);
+        continue;
+      }
+      // BackendLBPolicy has no retryConstraint; read on it, the field would be a silent no-op.
+      const budget =
+        policy.spec.retryConstraint === undefined || policy.kind !== "XBackendTrafficPolicy"
+          ? undefined
+          : parseRetryConstraint(policy.spec.retryConstraint, "spec.retryConstraint");
+      if (budget && "reason" in budget) {
+        reject(budget.field, "Invalid", budget.message);
         continue;
       }
       const targets = this.targets(policy, index, composites);
@@ -89,30 +111,34 @@ export class SessionPolicies {
         reject("spec.targetRefs", targets.startsWith("TargetNotFound") ? "TargetNotFound" : "Invalid", targets.replace(/^\w+: /, ""));
         continue;
       }
-      const conflict = targets
-        .map((key) => {
-          const other = this.byTarget.get(key);
-          return other && !sameSettings(other.settings, settings)
-            ? `${key} already has session persistence from ${other.policy}`
-            : undefined;
-        })
-        .find(Boolean);
-      const nameOwner = settings.name ? cookieNames.get(`${settings.type}:${settings.name}`) : undefined;
-      // One name may serve one backend: the same Service in several clusters is one backend (sameness).
-      const nameClash =
-        nameOwner !== undefined && !targets.some((t) => sameBackend(t, nameOwner))
-          ? `${settings.type.toLowerCase()} name ${settings.name} is already used for ${nameOwner}`
-          : undefined;
-      if (conflict || nameClash) {
-        reject("spec.targetRefs", "Conflicted", `${conflict ?? nameClash}; the older policy wins`, targets);
+      const problem = settings ? this.sessionConflict(targets, settings, cookieNames) : undefined;
+      if (problem) {
+        reject("spec.targetRefs", "Conflicted", `${problem}; the older policy wins`, targets);
         continue;
       }
       for (const key of targets) {
-        if (!this.byTarget.has(key)) this.byTarget.set(key, { policy: label, settings });
-        if (settings.name) cookieNames.set(`${settings.type}:${settings.name}`, key);
+        if (settings && !this.byTarget.has(key)) this.byTarget.set(key, { policy: label, settings });
+        if (settings?.name) cookieNames.set(`${settings.type}:${settings.name}`, key);
+        if (budget && !this.budgets.has(key)) this.budgets.set(key, budget);
       }
       report([ok("Accepted", "Accepted")], targets);
     }
+  }
+
+  /** Why `settings` cannot apply to `targets`: another policy's persistence there, or its name on another backend. */
+  private sessionConflict(targets: string[], settings: SessionSettings, cookieNames: Map<string, string>): string | undefined {
+    const conflict = targets
+      .map((key) => {
+        const other = this.byTarget.get(key);
+        return other && !sameSettings(other.settings, settings) ? `${key} already has session persistence from ${other.policy}` : undefined;
+      })
+      .find(Boolean);
+    if (conflict) return conflict;
+    const nameOwner = settings.name ? cookieNames.get(`${settings.type}:${settings.name}`) : undefined;
+    // One name may serve one backend: the same Service in several clusters is one backend (sameness).
+    if (nameOwner !== undefined && !targets.some((t) => sameBackend(t, nameOwner)))
+      return `${settings.type.toLowerCase()} name ${settings.name} is already used for ${nameOwner}`;
+    return undefined;
   }
 
   /** The keys of the policy's targets, or the first problem as `Reason: message`. */
@@ -146,10 +172,13 @@ export class SessionPolicies {
    * clusters, each cluster's (a rule whose backends disagree is reported by the caller).
    */
   forBackend(source: SourceRef): AppliedPolicy[] {
-    const keys =
-      source.kind === "Service" || source.kind === "XBackend"
-        ? source.cluster.split(",").map((cluster) => backendKey({ ...source, cluster }))
-        : [backendKey(source)];
-    return keys.flatMap((key) => this.byTarget.get(key) ?? []);
+    return keysOf(source).flatMap((key) => this.byTarget.get(key) ?? []);
+  }
+
+  /** The retry budget a policy sets for a compiled backend (for one in several clusters, the first cluster's). */
+  retryBudgetFor(source: SourceRef): CompiledRetryBudget | undefined {
+    return keysOf(source)
+      .map((key) => this.budgets.get(key))
+      .find(Boolean);
   }
 }
