@@ -5,14 +5,16 @@ import { runHealthChecks } from "./worker/health-checks";
 import { loadRouteTable } from "./worker/table-loader";
 
 export { SessionStore } from "./session/session-store";
+export { HealthStore } from "./worker/health-store";
 
 const app = createApp();
 
 export default {
   fetch: app.fetch,
   /** Cron Trigger: active health checks of the served table's endpoints. */
-  async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
-    const served = await loadRouteTable(env);
-    if (served) ctx.waitUntil(runHealthChecks(env, served, Date.now()));
+  async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
+    const loading = loadRouteTable(env, (promise) => ctx.waitUntil(promise));
+    const served = loading instanceof Promise ? await loading : loading;
+    if (served) ctx.waitUntil(runHealthChecks(env, served, controller.scheduledTime));
   },
 } satisfies ExportedHandler<Env>;

@@ -1,16 +1,13 @@
 /**
- * @module XBackendTrafficPolicy `retryConstraint` (GEP-3388): the retry budget of a backend. Retries to
- * the backend may make up at most `budget.percent` of its requests over `budget.interval`, and
- * `minRetryRate.count` retries per `minRetryRate.interval` are always allowed. A backend without a policy
- * gets the GEP's defaults, so retries never more than about 1.2x a failing backend's load.
+ * @module XBackendTrafficPolicy `retryConstraint` (GEP-3388): the retry budget of a backend. Over
+ * `budget.interval`, retries to the backend may number `budget.percent` of its requests plus
+ * `minRetryRate.count` per `minRetryRate.interval`. Fields left out take GEP-3388's defaults, which a
+ * backend without a policy gets too.
  */
 import { parseDuration } from "../gateway-api/duration";
 import { isJsonObject } from "../gateway-api/manifest";
-import type { CompiledRetryBudget } from "../table/route-table";
+import { type CompiledRetryBudget, DEFAULT_RETRY_BUDGET as FIELD_DEFAULTS } from "../table/route-table";
 import type { FieldProblem } from "./route-matches";
-
-/** GEP-3388's defaults: 20% over 10 s, and at least 10 retries per second. */
-export const DEFAULT_RETRY_BUDGET: CompiledRetryBudget = { percent: 20, intervalMs: 10_000, minRetries: 10, minIntervalMs: 1000 };
 
 const SECOND = 1000;
 const HOUR = 3_600_000;
@@ -32,14 +29,14 @@ export function parseRetryConstraint(raw: unknown, at: string): CompiledRetryBud
   const min = raw.minRetryRate ?? {};
   if (!isJsonObject(budget)) return fail(".budget", "budget must be a mapping");
   if (!isJsonObject(min)) return fail(".minRetryRate", "minRetryRate must be a mapping");
-  const percent = budget.percent ?? DEFAULT_RETRY_BUDGET.percent;
+  const percent = budget.percent ?? FIELD_DEFAULTS.percent;
   if (!Number.isInteger(percent) || (percent as number) < 0 || (percent as number) > 100)
     return fail(".budget.percent", "percent must be an integer 0-100");
-  const count = min.count ?? DEFAULT_RETRY_BUDGET.minRetries;
+  const count = min.count ?? FIELD_DEFAULTS.minRetries;
   if (!Number.isInteger(count) || (count as number) < 0) return fail(".minRetryRate.count", "count must be an integer 0 or more");
-  const intervalMs = interval(budget.interval, DEFAULT_RETRY_BUDGET.intervalMs, `${at}.budget.interval`);
+  const intervalMs = interval(budget.interval, FIELD_DEFAULTS.intervalMs, `${at}.budget.interval`);
   if (isProblem(intervalMs)) return intervalMs;
-  const minIntervalMs = interval(min.interval, DEFAULT_RETRY_BUDGET.minIntervalMs, `${at}.minRetryRate.interval`);
+  const minIntervalMs = interval(min.interval, FIELD_DEFAULTS.minIntervalMs, `${at}.minRetryRate.interval`);
   if (isProblem(minIntervalMs)) return minIntervalMs;
   return { percent: percent as number, intervalMs, minRetries: count as number, minIntervalMs };
 }

@@ -4,6 +4,7 @@
  * asks for that host. Nothing here is rebuilt per request.
  */
 import { buildCandidateSet, type CandidateSet } from "./candidate-set";
+import { type RuleSlots, slotRule } from "./filter-slots";
 import type { HostKeyed } from "./hostname-match";
 import { type EndpointPool, PoolCache, poolOf } from "./locality";
 import { type WeightedChoice, weightedChoice } from "./weighted-choice";
@@ -71,7 +72,7 @@ export interface PreparedBackend {
   backend: CompiledBackend;
   /** Endpoints that take new traffic (ready, not terminating, weight > 0), wherever the request comes from. */
   pool: EndpointPool;
-  /** Pools by request location, when the table has a locality policy. */
+  /** Pools by request location and health (locality policy, or some endpoints unusable). */
   nearby: PoolCache;
 }
 
@@ -83,8 +84,13 @@ export interface PreparedTable {
   backends: Map<string, PreparedBackend>;
   /** Whether listeners of a protocol use more than one port (then the request's port picks among them). */
   multiPort: Partial<Record<Protocol, boolean>>;
-  /** Endpoints the active health checks found unhealthy; refreshed with the table pointer. */
-  unhealthy: Set<string>;
+  /** Each rule's filters in slots, built when a request first uses the rule (see slotsOf). */
+  ruleSlots: (RuleSlots | undefined)[];
+}
+
+/** A rule's filters sorted into slots, made once per rule. */
+export function slotsOf(prepared: PreparedTable, ruleIndex: number): RuleSlots {
+  return (prepared.ruleSlots[ruleIndex] ??= slotRule(prepared.rules[ruleIndex]!));
 }
 
 /** Holds for no string. */
@@ -149,7 +155,7 @@ export function prepareTable(table: RouteTable): PreparedTable {
     rules: table.rules,
     ruleChoices: table.rules.map((r) => weightedChoice(r.backendRefs.map((b) => b.weight))),
     backends,
-    unhealthy: new Set(),
+    ruleSlots: new Array<RuleSlots | undefined>(table.rules.length),
     multiPort: Object.fromEntries(
       (["HTTP", "HTTPS"] as const).map((p) => [p, new Set(table.listeners.filter((l) => l.protocol === p).map((l) => l.port)).size > 1]),
     ),

@@ -1,14 +1,13 @@
 /**
- * @module Weighted choice of a rule's backendRef (route level), then of an endpoint inside the chosen
- * backend (backend level). The two stay separate, as GEP-1282 asks.
+ * @module Weighted choice of a rule's backendRef (route level). The endpoint inside the chosen backend
+ * is chosen apart (endpoint-pool.ts, backend level), as GEP-1282 asks.
  */
-import type { CompiledBackendRef, CompiledEndpoint } from "../table/route-table";
-import { nearestPool, type RequestLocation } from "./locality";
+import type { CompiledBackendRef } from "../table/route-table";
 import type { PreparedBackend, PreparedTable } from "./prepared-table";
-import { pickWeighted, weightedChoice } from "./weighted-choice";
+import { pickWeighted } from "./weighted-choice";
 
 export type BackendChoice =
-  | { kind: "backend"; ref: CompiledBackendRef; backend: PreparedBackend }
+  | { kind: "backend"; ref: CompiledBackendRef; refIndex: number; backend: PreparedBackend }
   | { kind: "invalid"; ref: CompiledBackendRef; reason: string }
   | { kind: "none" };
 
@@ -17,30 +16,10 @@ export function pickBackend(prepared: PreparedTable, ruleIndex: number, random: 
   const rule = prepared.rules[ruleIndex];
   const choice = prepared.ruleChoices[ruleIndex];
   if (!rule || !choice) return { kind: "none" };
-  const ref = rule.backendRefs[pickWeighted(choice, random)];
+  const refIndex = pickWeighted(choice, random);
+  const ref = rule.backendRefs[refIndex];
   if (!ref) return { kind: "none" };
   const backend = ref.backend ? prepared.backends.get(ref.backend) : undefined;
   if (!backend) return { kind: "invalid", ref, reason: ref.invalid?.reason ?? "BackendNotFound" };
-  return { kind: "backend", ref, backend };
-}
-
-/**
- * Picks an endpoint of a backend by weight among those taking new traffic, or null when none is ready.
- * With a locality policy, only the nearest clusters that have enough ready endpoints take part.
- */
-export function pickEndpoint(
-  prepared: PreparedTable,
-  backend: PreparedBackend,
-  random: number,
-  at: RequestLocation = {},
-  avoid?: (e: CompiledEndpoint) => boolean,
-): CompiledEndpoint | null {
-  const policy = prepared.table.locality;
-  const pool = policy ? backend.nearby.get(at, () => nearestPool(policy, backend.pool.endpoints, at)) : backend.pool;
-  if (avoid && pool.endpoints.some(avoid)) {
-    // Some endpoints are to be avoided (ejected, or already tried): choose among the rest, if any.
-    const rest = pool.endpoints.filter((e) => !avoid(e));
-    return rest[pickWeighted(weightedChoice(rest.map((e) => e.weight)), random)] ?? null;
-  }
-  return pool.endpoints[pickWeighted(pool.choice, random)] ?? null;
+  return { kind: "backend", ref, refIndex, backend };
 }

@@ -68,8 +68,11 @@ export class SessionStore extends DurableObject<Env> {
     return this.ctx.storage.sql.exec<{ version: number }>("SELECT version FROM schema_version LIMIT 1").one().version;
   }
 
-  /** The live session `id` as of `now` (and `now` becomes its last-seen time), or null when unknown or expired. */
-  async lookup(id: string, now: number): Promise<SessionRecord | null> {
+  /**
+   * The live session `id` as of `now`, or null when unknown or expired. Reading does not extend it: the
+   * Worker `touch`es a session once its pinned endpoint has answered.
+   */
+  lookup(id: string, now: number): SessionRecord | null {
     const row = this.ctx.storage.sql.exec<Row>("SELECT * FROM sessions WHERE id = ?", id).toArray()[0];
     if (!row) return null;
     const record = toRecord(row);
@@ -77,8 +80,6 @@ export class SessionStore extends DurableObject<Env> {
       this.ctx.storage.sql.exec("DELETE FROM sessions WHERE id = ?", id);
       return null;
     }
-    record.lastSeen = Math.max(record.lastSeen, now);
-    await this.save(id, record);
     return record;
   }
 
@@ -87,7 +88,7 @@ export class SessionStore extends DurableObject<Env> {
     await this.save(id, record);
   }
 
-  /** A write-behind last-seen update from an isolate that served the session from its cache. */
+  /** A (written-behind) last-seen update from an isolate whose request the pinned endpoint answered. */
   async touch(id: string, lastSeen: number): Promise<void> {
     const row = this.ctx.storage.sql.exec<Row>("SELECT * FROM sessions WHERE id = ?", id).toArray()[0];
     if (!row || row.last_seen >= lastSeen) return;

@@ -3,7 +3,7 @@
  * schema version or a malformed one is rejected with a reason, and the caller keeps the last good table.
  */
 import {
-  type HealthState,
+  type HealthRecord,
   SCHEMA_VERSION,
   type RouteTable,
   type ShardedTable,
@@ -173,8 +173,7 @@ export function parseTableHistory(raw: unknown): ParseResult<TableHistoryEntry[]
 }
 
 /** The health record, or null when it is absent or malformed (the Worker then keeps what it knew). */
-export function parseHealthState(raw: unknown): HealthState | null {
-  if (!isObject(raw) || !isString(raw.updatedAt) || !isObject(raw.endpoints)) return null;
-  for (const e of Object.values(raw.endpoints)) if (!isObject(e) || typeof e.healthy !== "boolean") return null;
-  return raw as unknown as HealthState;
+export function parseHealthRecord(raw: unknown): HealthRecord | null {
+  if (!isObject(raw) || !isString(raw.updatedAt) || !Array.isArray(raw.unhealthy) || !raw.unhealthy.every(isString)) return null;
+  return { updatedAt: raw.updatedAt, unhealthy: raw.unhealthy };
 }

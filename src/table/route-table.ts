@@ -193,8 +193,9 @@ export interface CompiledHealthCheck {
 }
 
 /**
- * A backend's retry budget (XBackendTrafficPolicy retryConstraint, GEP-3388): retries may be at most
- * `percent` of its requests over `intervalMs`; `minRetries` per `minIntervalMs` are always allowed.
+ * A backend's retry budget (XBackendTrafficPolicy retryConstraint, GEP-3388): over `intervalMs`, retries
+ * may number `percent` of its requests plus a reserve of `minRetries` per `minIntervalMs` (the reserve
+ * lets a quiet backend's rare failures be retried; the share caps a busy failing backend's extra load).
  */
 export interface CompiledRetryBudget {
   percent: number;
@@ -202,6 +203,12 @@ export interface CompiledRetryBudget {
   minRetries: number;
   minIntervalMs: number;
 }
+
+/**
+ * GEP-3388's defaults, for the fields a retryConstraint leaves out and for a backend without one: 20% of
+ * its requests over 10 s plus 10 retries a second, so a busy failing backend gets about 1.2x its load.
+ */
+export const DEFAULT_RETRY_BUDGET: CompiledRetryBudget = { percent: 20, intervalMs: 10_000, minRetries: 10, minIntervalMs: 1000 };
 
 export interface CompiledBackend {
   /** e.g. `Service/us-east/bookinfo/reviews-v1:9080` */
@@ -270,10 +277,13 @@ export type StoredTable = RouteTable | ShardedTable;
 
 export const isSharded = (stored: StoredTable): stored is ShardedTable => "sharded" in stored && stored.sharded === true;
 
-/** What `health/<name>` holds: the Cron Trigger's view of each probed endpoint. */
-export interface HealthState {
+/**
+ * What `health/<name>` holds: the endpoints the active checks find unhealthy. Written by the health store
+ * only when that set changes; every isolate reads it with the table pointer.
+ */
+export interface HealthRecord {
   updatedAt: string;
-  endpoints: Record<string, { healthy: boolean; successes: number; failures: number; checkedAt: number }>;
+  unhealthy: string[];
 }
 
 /** What `table/<name>/current` holds. */

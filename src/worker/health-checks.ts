@@ -1,66 +1,84 @@
 /**
- * @module Active health checks, run by the Worker's Cron Trigger (`scheduled`): probe the endpoints of
- * every backend that has a check, count consecutive successes and failures against the thresholds, and
- * write the result to KV (`health/<table>`), where every isolate reads it with the table pointer.
- * Cron Triggers fire at most once a minute, so that is the check interval; each run probes at most
- * `maxEndpointsPerRun` endpoints (the least recently checked first) to stay within subrequest limits.
+ * @module Active health checks, run by the Worker's Cron Trigger (`scheduled`, once a minute): probe the
+ * endpoints of every backend that has a check and hand the results to the table's HealthStore, which
+ * keeps the counts and writes KV when the unhealthy set changes. Each run probes at most
+ * `maxEndpointsPerRun` endpoints (subrequest limits), taking turns: run n probes the n-th slice of the
+ * endpoints in id order, so every endpoint is probed every ceil(endpoints / maxEndpointsPerRun) minutes.
+ * At most PROBE_CONCURRENCY probes are open at once (a Worker invocation opens at most six connections at
+ * a time), and each probe's timeout starts when it is sent, so a queued probe never times out unstarted.
  */
-import { KV_KEYS, KV_READ } from "../table/kv-keys";
-import { parseHealthState } from "../table/parse-route-table";
-import type { CompiledEndpoint, CompiledHealthCheck, HealthState } from "../table/route-table";
+import type { CompiledEndpoint, CompiledHealthCheck } from "../table/route-table";
 import type { Env } from "./env";
+import type { HealthUpdate, ProbeResult } from "./health-store";
+import { isolateHealth } from "./health-view";
 import type { ServedTable } from "./served-table";
-import { egressAllowed, endpointUrl, fetcherFor } from "./upstream-request";
+import { egressAllowed, type Link, probe } from "./upstream";
 
-interface Probe {
+/** Workers allow six simultaneous open connections per invocation; more wait in a queue. */
+export const PROBE_CONCURRENCY = 6;
+
+interface Target {
   endpoint: CompiledEndpoint;
   check: CompiledHealthCheck;
 }
 
-async function probe(p: Probe, bindings: object): Promise<boolean> {
-  const send = fetcherFor(p.endpoint, bindings);
-  if (!send) return false;
-  try {
-    const response = await send(endpointUrl(p.endpoint, p.check.path), {
-      headers: { "user-agent": "kedge-health-check" },
-      redirect: "manual",
-      signal: AbortSignal.timeout(p.check.timeoutMs),
-    });
-    await response.body?.cancel();
-    return p.check.expectedStatuses.includes(response.status);
-  } catch {
-    return false;
-  }
-}
-
-/** One round of checks for the served table; returns the new health record (also written to KV). */
-export async function runHealthChecks(env: Env, served: ServedTable, now: number): Promise<HealthState | null> {
-  if (!served.healthChecks) return null;
-  const previous = parseHealthState(await env.ROUTES.get(KV_KEYS.health(served.name), KV_READ.changing))?.endpoints ?? {};
-  const probes = new Map<string, Probe>();
+/** Every endpoint with a check, once, in id order (an endpoint several backends share takes its first backend's check). */
+async function targetsOf(served: ServedTable): Promise<{ targets: Target[]; allowedHostnames?: string[] }> {
   const { backends, allowedHostnames } = await served.healthTargets();
+  const targets = new Map<string, Target>();
   for (const backend of backends) {
     if (!backend.healthCheck) continue;
     for (const endpoint of backend.endpoints)
-      if (!probes.has(endpoint.id) && egressAllowed(endpoint, allowedHostnames))
-        probes.set(endpoint.id, { endpoint, check: backend.healthCheck });
+      if (!targets.has(endpoint.id) && egressAllowed(endpoint, allowedHostnames))
+        targets.set(endpoint.id, { endpoint, check: backend.healthCheck });
   }
-  const due = [...probes.values()]
-    .sort((a, b) => (previous[a.endpoint.id]?.checkedAt ?? 0) - (previous[b.endpoint.id]?.checkedAt ?? 0))
-    .slice(0, served.healthChecks.maxEndpointsPerRun);
-  const results = await Promise.all(due.map(async (p) => [p, await probe(p, env)] as const));
-  const endpoints: HealthState["endpoints"] = {};
-  // Keep what is known of endpoints still in the table; forget the rest.
-  for (const id of probes.keys()) if (previous[id]) endpoints[id] = previous[id];
-  for (const [p, ok] of results) {
-    const prior = endpoints[p.endpoint.id] ?? { healthy: true, successes: 0, failures: 0, checkedAt: 0 };
-    const successes = ok ? prior.successes + 1 : 0;
-    const failures = ok ? 0 : prior.failures + 1;
-    const healthy = prior.healthy ? failures < p.check.unhealthyThreshold : successes >= p.check.healthyThreshold;
-    endpoints[p.endpoint.id] = { healthy, successes, failures, checkedAt: now };
-  }
-  const state: HealthState = { updatedAt: new Date(now).toISOString(), endpoints };
-  await env.ROUTES.put(KV_KEYS.health(served.name), JSON.stringify(state));
-  served.setUnhealthy(new Set(Object.entries(endpoints).flatMap(([id, e]) => (e.healthy ? [] : [id]))));
-  return state;
+  return { targets: [...targets.values()].sort((a, b) => (a.endpoint.id < b.endpoint.id ? -1 : 1)), allowedHostnames };
+}
+
+/** This run's turn: `limit` endpoints starting at the run's offset, wrapping around. */
+export function dueThisRun<T>(targets: T[], limit: number, run: number): T[] {
+  if (targets.length <= limit) return targets;
+  const start = (run * limit) % targets.length;
+  return Array.from({ length: limit }, (_, i) => targets[(start + i) % targets.length]!);
+}
+
+/** Runs `work` over `items` with at most `concurrency` at once; results in item order. */
+async function inTurns<T, R>(items: T[], concurrency: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return results;
+}
+
+/** One round of checks for the served table; returns what the health store made of it (null: no checks configured). */
+export async function runHealthChecks(env: Env, served: ServedTable, scheduledTime: number): Promise<HealthUpdate | null> {
+  if (!served.healthChecks) return null;
+  const { targets, allowedHostnames } = await targetsOf(served);
+  const run = Math.floor(scheduledTime / 60_000);
+  const due = dueThisRun(targets, served.healthChecks.maxEndpointsPerRun, run);
+  const link: Link = { bindings: env, allowedHostnames };
+  const results = await inTurns(due, PROBE_CONCURRENCY, async ({ endpoint, check }): Promise<ProbeResult> => {
+    const status = await probe(link, endpoint, check.path, check.timeoutMs);
+    return {
+      id: endpoint.id,
+      ok: status !== null && check.expectedStatuses.includes(status),
+      healthyThreshold: check.healthyThreshold,
+      unhealthyThreshold: check.unhealthyThreshold,
+    };
+  });
+  const store = env.HEALTH.get(env.HEALTH.idFromName(served.name));
+  const update = await store.record(
+    served.name,
+    results,
+    targets.map((t) => t.endpoint.id),
+    scheduledTime,
+  );
+  isolateHealth.setActive(new Set(update.unhealthy));
+  return update;
 }

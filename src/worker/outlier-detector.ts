@@ -1,7 +1,8 @@
 /**
- * @module Passive health, per isolate: an endpoint that fails several requests in a row (connection
- * error, timeout or 5xx) is ejected for a while, longer each time; a success clears its count. Never
- * more than a set share of a backend's endpoints is ejected, so a sick backend still gets traffic.
+ * @module Passive health, per isolate: an endpoint that fails several requests in a row is ejected for a
+ * while, longer each time; a success clears its count. A 5xx answer or a timeout may be the request's
+ * fault, so at most a set share of a backend's endpoints is ejected for those; an endpoint that cannot be
+ * connected to at all is ejected whatever the share (every endpoint down is the panic case of selection).
  */
 import type { CompiledEndpoint } from "../table/route-table";
 
@@ -9,7 +10,7 @@ export interface OutlierSettings {
   consecutiveFailures: number;
   baseEjectionMs: number;
   maxEjectionMs: number;
-  /** At most this share (percent) of one backend's endpoints is ejected at a time. */
+  /** At most this share (percent) of one backend's endpoints is ejected at a time for answers and timeouts. */
   maxEjectedPercent: number;
 }
 
@@ -20,7 +21,10 @@ export const DEFAULT_OUTLIER_SETTINGS: OutlierSettings = {
   maxEjectedPercent: 50,
 };
 
-interface EndpointHealth {
+/** What one try told of an endpoint: it answered (below 500), it failed (5xx, timeout), or it could not be reached. */
+export type Outcome = "ok" | "failed" | "unreachable";
+
+interface EndpointRecord {
   failures: number;
   ejectedUntil: number;
   ejections: number;
@@ -30,51 +34,68 @@ interface EndpointHealth {
 const MAX_TRACKED = 10_000;
 
 export class OutlierDetector {
-  private readonly health = new Map<string, EndpointHealth>();
-  private ejectedCount = 0;
+  private readonly records = new Map<string, EndpointRecord>();
+  private ejected = 0;
+  /** The earliest time an ejection ends (Infinity when none is ejected). */
+  private nextReturn = Number.POSITIVE_INFINITY;
 
-  constructor(private readonly settings: OutlierSettings = DEFAULT_OUTLIER_SETTINGS) {}
+  constructor(
+    /** Told whenever the set of ejected endpoints changes. */
+    private readonly changed: () => void = () => {},
+    private readonly settings: OutlierSettings = DEFAULT_OUTLIER_SETTINGS,
+  ) {}
 
-  isEjected(id: string, now: number): boolean {
-    if (this.ejectedCount === 0) return false;
-    const h = this.health.get(id);
-    if (!h || h.ejectedUntil === 0) return false;
-    if (now < h.ejectedUntil) return true;
-    h.ejectedUntil = 0; // served its time: back in the pool, on probation (one more failure ejects again)
-    h.failures = this.settings.consecutiveFailures - 1;
-    this.ejectedCount--;
-    return false;
+  /** Brings ejected endpoints whose time is up back (on probation: one more failure ejects them again). */
+  release(now: number): void {
+    if (now < this.nextReturn) return;
+    this.nextReturn = Number.POSITIVE_INFINITY;
+    for (const record of this.records.values()) {
+      if (record.ejectedUntil === 0) continue;
+      if (now >= record.ejectedUntil) {
+        record.ejectedUntil = 0;
+        record.failures = this.settings.consecutiveFailures - 1;
+        this.ejected--;
+      } else this.nextReturn = Math.min(this.nextReturn, record.ejectedUntil);
+    }
+    this.changed();
   }
 
-  /** Whether any endpoint is ejected (lets selection skip filtering in the common case). */
+  isEjected(id: string): boolean {
+    return this.ejected > 0 && (this.records.get(id)?.ejectedUntil ?? 0) !== 0;
+  }
+
   get anyEjected(): boolean {
-    return this.ejectedCount > 0;
+    return this.ejected > 0;
   }
 
-  recordSuccess(id: string): void {
-    const h = this.health.get(id);
-    if (h && h.ejectedUntil === 0) {
-      h.failures = 0;
-      h.ejections = Math.max(0, h.ejections - 1);
+  record(endpoint: CompiledEndpoint, outcome: Outcome, peers: CompiledEndpoint[], now: number): void {
+    if (outcome === "ok") {
+      const r = this.records.get(endpoint.id);
+      if (r && r.ejectedUntil === 0) {
+        r.failures = 0;
+        r.ejections = Math.max(0, r.ejections - 1);
+      }
+      return;
     }
-  }
-
-  /** Counts a failure of `endpoint`, one of `peers` (its backend's endpoints); ejects it when due and allowed. */
-  recordFailure(endpoint: CompiledEndpoint, peers: CompiledEndpoint[], now: number): void {
-    if (this.health.size > MAX_TRACKED) {
-      this.health.clear();
-      this.ejectedCount = 0;
+    if (this.records.size > MAX_TRACKED) {
+      this.records.clear();
+      this.ejected = 0;
+      this.nextReturn = Number.POSITIVE_INFINITY;
     }
-    const h = this.health.get(endpoint.id) ?? { failures: 0, ejectedUntil: 0, ejections: 0 };
-    this.health.set(endpoint.id, h);
-    if (h.ejectedUntil !== 0) return;
-    h.failures++;
-    if (h.failures < this.settings.consecutiveFailures) return;
-    const ejected = peers.filter((p) => p.id !== endpoint.id && this.isEjected(p.id, now)).length;
-    if (((ejected + 1) / Math.max(1, peers.length)) * 100 > this.settings.maxEjectedPercent) return;
-    h.ejectedUntil = now + Math.min(this.settings.maxEjectionMs, this.settings.baseEjectionMs * 2 ** h.ejections);
-    h.ejections++;
-    h.failures = 0;
-    this.ejectedCount++;
+    const r = this.records.get(endpoint.id) ?? { failures: 0, ejectedUntil: 0, ejections: 0 };
+    this.records.set(endpoint.id, r);
+    if (r.ejectedUntil !== 0) return;
+    r.failures++;
+    if (r.failures < this.settings.consecutiveFailures) return;
+    if (outcome === "failed") {
+      const others = peers.filter((p) => p.id !== endpoint.id && this.isEjected(p.id)).length;
+      if (((others + 1) / Math.max(1, peers.length)) * 100 > this.settings.maxEjectedPercent) return;
+    }
+    r.ejectedUntil = now + Math.min(this.settings.maxEjectionMs, this.settings.baseEjectionMs * 2 ** r.ejections);
+    r.ejections++;
+    r.failures = 0;
+    this.ejected++;
+    this.nextReturn = Math.min(this.nextReturn, r.ejectedUntil);
+    this.changed();
   }
 }

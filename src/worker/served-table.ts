@@ -7,6 +7,7 @@ import { type PreparedTable, prepareTable } from "../routing/prepared-table";
 import { type PreparedDirectories, prepareDirectories, shardFor } from "../routing/shard-directory";
 import { parseRouteTable } from "../table/parse-route-table";
 import type { CompiledBackend, Protocol, ShardedTable } from "../table/route-table";
+import { READ_LIMIT_MS, SharedRead, TIMED_OUT } from "./bounded-read";
 import { GatewayError } from "./errors";
 
 /** Shards kept per isolate: at the default shard size (4 MiB of JSON, ~10 MiB prepared), about 40 MiB. */
@@ -24,8 +25,6 @@ export interface ServedTable {
   /** What the active health checks probe: every backend (a sharded table reads each shard once) and the egress allow-list. */
   healthTargets(): Promise<HealthTargets>;
   readonly healthChecks?: { maxEndpointsPerRun: number };
-  /** Endpoints the active health checks found unhealthy; applied to every table in memory and to later loads. */
-  setUnhealthy(ids: Set<string>): void;
   /** For the status endpoint: how many shards there are and which are loaded. */
   readonly shards?: { count: number; loaded: number[] };
 }
@@ -46,9 +45,6 @@ export function wholeTable(prepared: PreparedTable): ServedTable {
     forHost: () => prepared,
     inMemory: () => [prepared],
     healthTargets: async () => ({ backends: Object.values(table.backends), allowedHostnames: table.egress?.allowedHostnames }),
-    setUnhealthy: (ids) => {
-      prepared.unhealthy = ids;
-    },
   };
 }
 
@@ -60,8 +56,8 @@ export class ShardedServedTable implements ServedTable {
   private readonly directories: PreparedDirectories;
   /** Loaded shards, least recently used first. */
   private readonly ready = new Map<number, PreparedTable>();
-  private readonly loading = new Map<number, Promise<PreparedTable>>();
-  private unhealthy = new Set<string>();
+  /** A shard's first read, shared by the requests that need it meanwhile, each bounded (see bounded-read.ts). */
+  private readonly loading = new Map<number, SharedRead<PreparedTable>>();
   private fallback: ServedTable | null;
   private readonly fallbackUntil: number;
 
@@ -112,19 +108,23 @@ export class ShardedServedTable implements ServedTable {
     });
   }
 
-  private load(shard: number): Promise<PreparedTable> {
-    let pending = this.loading.get(shard);
-    if (!pending) {
-      pending = this.readPrepared(shard).finally(() => this.loading.delete(shard));
-      this.loading.set(shard, pending);
+  private async load(shard: number): Promise<PreparedTable> {
+    let reads = this.loading.get(shard);
+    if (!reads) {
+      reads = new SharedRead<PreparedTable>(READ_LIMIT_MS);
+      this.loading.set(shard, reads);
     }
-    return pending;
+    const prepared = await reads.get(() => this.readPrepared(shard));
+    if (prepared === TIMED_OUT) throw new Error(`shard ${shard} was not read within ${READ_LIMIT_MS} ms`);
+    if (!reads.busy) this.loading.delete(shard);
+    return prepared;
   }
 
   private async readPrepared(shard: number): Promise<PreparedTable> {
+    const known = this.ready.get(shard);
+    if (known) return known;
     const table = await this.readTable(shard);
     const prepared = prepareTable(table);
-    prepared.unhealthy = this.unhealthy;
     this.ready.set(shard, prepared);
     for (const oldest of this.ready.keys()) {
       if (this.ready.size <= MAX_LOADED_SHARDS) break;
@@ -158,10 +158,5 @@ export class ShardedServedTable implements ServedTable {
       allowedHostnames ??= table.egress?.allowedHostnames;
     }
     return { backends: [...backends.values()], allowedHostnames };
-  }
-
-  setUnhealthy(ids: Set<string>): void {
-    this.unhealthy = ids;
-    for (const prepared of this.ready.values()) prepared.unhealthy = ids;
   }
 }

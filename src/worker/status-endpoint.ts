@@ -1,10 +1,11 @@
 /**
  * @module `GET /.well-known/kedge/status`: the served table's version, its backends and their endpoints'
- * state. Off unless the KEDGE_STATUS_TOKEN secret is set; the bearer token is compared in constant time.
+ * state as this isolate sees it (active checks and passive ejection). Off unless the KEDGE_STATUS_TOKEN
+ * secret is set; the bearer token is compared in constant time.
  */
-import type { ServedTable } from "./served-table";
 import { sameBytes } from "../session/constant-time";
-import type { OutlierDetector } from "./outlier-detector";
+import type { HealthView } from "./health-view";
+import type { ServedTable } from "./served-table";
 
 export const STATUS_PATH = "/.well-known/kedge/status";
 
@@ -16,9 +17,9 @@ export async function tokensEqual(given: string, expected: string): Promise<bool
   return sameBytes(new Uint8Array(a!), new Uint8Array(b!));
 }
 
-export function statusBody(served: ServedTable, outliers: OutlierDetector, now: number): unknown {
+export function statusBody(served: ServedTable, health: HealthView): unknown {
   const tables = served.inMemory();
-  const backends = new Map(tables.flatMap((p) => Object.values(p.table.backends).map((b) => [b.id, { b, p }] as const)));
+  const backends = new Map(tables.flatMap((p) => Object.values(p.table.backends).map((b) => [b.id, b] as const)));
   const whole = served.shards ? undefined : tables[0]?.table;
   return {
     table: {
@@ -29,7 +30,7 @@ export function statusBody(served: ServedTable, outliers: OutlierDetector, now: 
       ...(served.shards ? { shards: served.shards } : {}),
     },
     backends: Object.fromEntries(
-      [...backends.values()].map(({ b, p }) => [
+      [...backends.values()].map((b) => [
         b.id,
         b.endpoints.map((e) => ({
           id: e.id,
@@ -37,8 +38,7 @@ export function statusBody(served: ServedTable, outliers: OutlierDetector, now: 
           serving: e.serving,
           terminating: e.terminating,
           weight: e.weight,
-          ejected: outliers.isEjected(e.id, now),
-          healthy: !p.unhealthy.has(e.id),
+          ...health.describe(e),
         })),
       ]),
     ),

@@ -1,7 +1,8 @@
 /**
  * @module Session persistence at request time: find the endpoint a request's token pins it to, or start
  * a session on the endpoint load balancing chose. Tokens are verified before any Durable Object call;
- * hot sessions come from the isolate cache; a store that fails degrades to plain load balancing.
+ * hot sessions come from the isolate cache; a store that fails degrades to plain load balancing. Only a
+ * request its pinned endpoint answered extends the session (`keepSession`): a pin that failed does not.
  */
 import type { PreparedBackend, PreparedTable } from "../routing/prepared-table";
 import { SessionCache, writeBehindMs } from "../session/session-cache";
@@ -21,7 +22,11 @@ export interface SessionDeps {
 
 /** Where a live session sends its request. */
 export interface Pinned {
+  /** The session: its scope and id, for keepSession. */
+  scope: string;
+  id: string;
   ref: CompiledBackendRef;
+  refIndex: number;
   backend: PreparedBackend;
   endpoint: CompiledEndpoint;
 }
@@ -54,21 +59,11 @@ function knownTokenId(scope: string, token: string): string | null {
   return cached && sameText(cached.token, token) ? id : null;
 }
 
+/** The session's record, from the isolate cache or the store. Reading it does not extend the session. */
 async function findRecord(deps: SessionDeps, scope: string, id: string, token: string): Promise<SessionRecord | null> {
   const cacheKey = `${scope}#${id}`;
   const cached = cache.get(cacheKey);
-  if (cached && !isExpired(cached.record, deps.now)) {
-    cached.record.lastSeen = Math.max(cached.record.lastSeen, deps.now);
-    if (cached.record.lastSeen - cached.persistedLastSeen >= writeBehindMs(cached.record)) {
-      cached.persistedLastSeen = cached.record.lastSeen;
-      deps.waitUntil(
-        store(deps.env, scope, id)
-          .touch(id, cached.record.lastSeen)
-          .catch((error: unknown) => console.warn("kedge: session last-seen update failed", error)),
-      );
-    }
-    return cached.record;
-  }
+  if (cached && !isExpired(cached.record, deps.now)) return cached.record;
   // Not cached, or expired by this isolate's view: the store decides (another isolate may have seen it since).
   cache.delete(cacheKey);
   const record = await store(deps.env, scope, id).lookup(id, deps.now);
@@ -76,13 +71,31 @@ async function findRecord(deps: SessionDeps, scope: string, id: string, token: s
   return record;
 }
 
+/**
+ * The pinned endpoint answered: the session's last-seen time moves to now, in the isolate at once and in
+ * the store written behind (at most every writeBehindMs per session).
+ */
+export function keepSession(deps: SessionDeps, pinned: Pinned): void {
+  const cached = cache.peek(`${pinned.scope}#${pinned.id}`);
+  if (!cached) return;
+  cached.record.lastSeen = Math.max(cached.record.lastSeen, deps.now);
+  if (cached.record.lastSeen - cached.persistedLastSeen < writeBehindMs(cached.record)) return;
+  cached.persistedLastSeen = cached.record.lastSeen;
+  deps.waitUntil(
+    store(deps.env, pinned.scope, pinned.id)
+      .touch(pinned.id, cached.record.lastSeen)
+      .catch((error: unknown) => console.warn("kedge: session last-seen update failed", error)),
+  );
+}
+
 /** Terminating-but-serving endpoints keep their sessions (drain); unready ones do not. */
 const keepsSessions = (e: CompiledEndpoint): boolean => e.ready || (e.serving && e.terminating);
 
 /**
  * The endpoint the request's session is pinned to, or null: no token, a token that does not verify,
- * an expired session, or a pin whose backend or endpoint left the rule or is no longer healthy.
- * A pin holds even when its backendRef's weight is now 0.
+ * an expired session, or a pin whose backend or endpoint left the rule or is no longer ready (a
+ * terminating endpoint that still serves keeps its sessions). A pin holds even when its backendRef's
+ * weight is now 0. Whether the endpoint is healthy is the caller's question (the health view).
  */
 export async function resumeSession(
   deps: SessionDeps,
@@ -113,11 +126,12 @@ export async function resumeSession(
     return null;
   }
   if (!record) return null;
-  const ref = rule.backendRefs.find((r) => r.backend === record.backend);
+  const refIndex = rule.backendRefs.findIndex((r) => r.backend === record.backend);
+  const ref = rule.backendRefs[refIndex];
   const backend = prepared.backends.get(record.backend);
   const endpoint = backend?.backend.endpoints.find((e) => e.id === record.endpoint);
   if (!ref || !backend || !endpoint || !keepsSessions(endpoint)) return null;
-  return { ref, backend, endpoint };
+  return { scope: session.scope, id, ref, refIndex, backend, endpoint };
 }
 
 /** Starts a session pinned to `endpoint` of `backend`; resolves to the token to hand out, or null if none can be. */

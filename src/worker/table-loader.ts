@@ -1,20 +1,29 @@
 /**
- * @module Loads the route table from KV into isolate memory. Re-reads the pointer at most every
- * TABLE_REFRESH_SECONDS; on any KV error, missing or corrupt blob, or unknown schema version it keeps
- * serving the last good table and logs why. A sharded table's root is read here; its shards are read
- * by the served table when a request first needs one.
+ * @module Loads the route table from KV into isolate memory. No request waits on a refresh: a request is
+ * served from the table the isolate holds, and at most every TABLE_REFRESH_SECONDS one request starts a
+ * refresh in the background (`waitUntil`). Only a cold isolate waits for a read, bounded by READ_LIMIT_MS
+ * (and, with TABLE_REFRESH_SECONDS = 0, meant for tests, each request reads the pointer itself, bounded).
+ * On any KV error, missing or corrupt blob, or unknown schema version it keeps serving the last good table
+ * and logs why. A sharded table's root is read here; its shards are read by the served table when a
+ * request first needs one. The active checks' unhealthy set is read with the pointer.
  */
 import { prepareTable } from "../routing/prepared-table";
 import { KV_KEYS, KV_READ } from "../table/kv-keys";
-import { parseHealthState, parseStoredTable, parseTablePointer } from "../table/parse-route-table";
+import { parseHealthRecord, parseStoredTable, parseTablePointer } from "../table/parse-route-table";
 import { isSharded } from "../table/route-table";
+import { READ_LIMIT_MS, SharedRead, TIMED_OUT, within } from "./bounded-read";
 import type { Env } from "./env";
+import { isolateHealth } from "./health-view";
 import { ShardedServedTable, type ServedTable, wholeTable } from "./served-table";
 
 interface LoaderState {
   served: ServedTable | null;
+  /** When the last refresh started (0: never). */
   checkedAt: number;
-  inflight: Promise<void> | null;
+  /** The background refresh under way, by its start time; one older than READ_LIMIT_MS no longer counts. */
+  refreshing: number | null;
+  /** The read a cold isolate's requests share. */
+  cold: SharedRead<void>;
 }
 
 /** One state per table name, per isolate. */
@@ -57,38 +66,59 @@ async function refresh(env: Env, state: LoaderState): Promise<void> {
   }
 }
 
-/** Reads the Cron Trigger's health results; a missing or unreadable record keeps what was known. */
+/** Reads the health store's unhealthy set; a missing or unreadable record keeps what was known. */
 async function refreshHealth(env: Env, served: ServedTable | null): Promise<void> {
   if (!served?.healthChecks) return;
   try {
-    const state = parseHealthState(await env.ROUTES.get(KV_KEYS.health(served.name), KV_READ.changing));
-    if (state) served.setUnhealthy(new Set(Object.entries(state.endpoints).flatMap(([id, e]) => (e.healthy ? [] : [id]))));
+    const record = parseHealthRecord(await env.ROUTES.get(KV_KEYS.health(served.name), KV_READ.changing));
+    if (record) isolateHealth.setActive(new Set(record.unhealthy));
   } catch (error) {
     console.warn(`kedge: reading health of ${served.name} failed; keeping the last known`, error);
   }
 }
 
-/**
- * The table to serve, or null when none was ever loaded (the caller answers 503). While the table is
- * fresh it is returned as is, not wrapped in a promise: this runs on every request.
- */
-export function loadRouteTable(env: Env): ServedTable | null | Promise<ServedTable | null> {
+function stateOf(env: Env): LoaderState {
   const name = tableName(env);
   let state = states.get(name);
   if (!state) {
-    state = { served: null, checkedAt: 0, inflight: null };
+    state = { served: null, checkedAt: 0, refreshing: null, cold: new SharedRead<void>(READ_LIMIT_MS) };
     states.set(name, state);
   }
-  // Without any table, look again sooner (but not on every request during a KV outage).
-  const interval = state.served ? refreshMs(env) : Math.min(refreshMs(env), 1000);
-  const current = state;
-  if (current.checkedAt !== 0 && Date.now() - current.checkedAt < interval) {
-    // Nothing served yet but the first read under way: wait for it rather than answer 503.
-    if (!current.served && current.inflight) return current.inflight.then(() => current.served);
-    return current.served;
+  return state;
+}
+
+/** A cold isolate's read: shared with the requests that arrive meanwhile, each bounded. */
+async function readCold(env: Env, state: LoaderState): Promise<ServedTable | null> {
+  const read = await state.cold.get(() => refresh(env, state));
+  if (read === TIMED_OUT && !state.served) console.warn(`kedge: table ${tableName(env)} not read within ${READ_LIMIT_MS} ms`);
+  return state.served;
+}
+
+/**
+ * The table to serve, or null when none was ever loaded (the caller answers 503). A served table is
+ * returned as is, not wrapped in a promise: this runs on every request. When it is due, a refresh starts
+ * in the background through `waitUntil`; its slot is cleared when it settles or after READ_LIMIT_MS.
+ */
+export function loadRouteTable(env: Env, waitUntil: (promise: Promise<unknown>) => void): ServedTable | null | Promise<ServedTable | null> {
+  const state = stateOf(env);
+  const now = Date.now();
+  const interval = refreshMs(env);
+  if (!state.served) {
+    // Without any table, read again at most once a second (a KV outage is not read on every request),
+    // but join a read under way rather than answer 503 while it runs.
+    if (!state.cold.busy && state.checkedAt !== 0 && now - state.checkedAt < Math.min(interval, 1000)) return null;
+    return readCold(env, state);
   }
-  current.inflight ??= refresh(env, current).finally(() => {
-    current.inflight = null;
-  });
-  return current.inflight.then(() => current.served);
+  if (now - state.checkedAt < interval) return state.served;
+  // Re-read on every request: each request's own read, bounded; the last good table when it fails or hangs.
+  if (interval === 0) return within(refresh(env, state), READ_LIMIT_MS).then(() => state.served);
+  if (state.refreshing !== null && now - state.refreshing < READ_LIMIT_MS) return state.served;
+  const started = now;
+  state.refreshing = started;
+  waitUntil(
+    refresh(env, state).finally(() => {
+      if (state.refreshing === started) state.refreshing = null;
+    }),
+  );
+  return state.served;
 }

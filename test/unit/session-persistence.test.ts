@@ -168,7 +168,12 @@ spec:
       east: [base("    - backendRefs: [{ name: a, port: 80 }, { name: b, port: 80 }]"), retryOnly, bare].join("---"),
     });
     expect(table.rules[0]?.session).toBeUndefined();
-    expect(table.backends["Service/east/app/a:80"]?.retryBudget).toEqual({ percent: 50, intervalMs: 30_000, minRetries: 3, minIntervalMs: 2000 });
+    expect(table.backends["Service/east/app/a:80"]?.retryBudget).toEqual({
+      percent: 50,
+      intervalMs: 30_000,
+      minRetries: 3,
+      minIntervalMs: 2000,
+    });
     expect(table.backends["Service/east/app/b:80"]?.retryBudget).toBeUndefined();
     expect(statuses.filter((s) => s.object.kind.endsWith("Policy")).map((s) => [s.object.name, s.conditions[0]?.status])).toEqual([
       ["nothing", "True"],

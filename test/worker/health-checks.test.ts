@@ -1,8 +1,9 @@
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, describe, inject, it } from "vitest";
 import worker from "../../src/index";
 import { KV_KEYS } from "../../src/table/kv-keys";
+import type { HealthRecord } from "../../src/table/route-table";
 import { compileYaml } from "../support/compile-fixture";
 import { infraRoute, infraYaml } from "../support/conformance-infra";
 import { endpointSlice, service, yamlDocs } from "../support/manifests";
@@ -44,34 +45,79 @@ async function answeredBy(count: number): Promise<string[]> {
   return [...seen].sort();
 }
 
-describe("active health checks (Cron Trigger)", () => {
-  const ports = inject("originPorts");
-  afterAll(() => setHealth(ports.v2, 200));
+const readRecord = async () => (await env.ROUTES.get<HealthRecord>(KV_KEYS.health("test"), "json"))!;
+const storeRows = () => runInDurableObject(env.HEALTH.get(env.HEALTH.idFromName("test")), (store) => store.rows());
 
-  it("an endpoint failing its check gets no traffic after one run, and gets it back after it recovers", async ({ expect }) => {
-    const { table } = await compileYaml(EDGE, {
+describe("active health checks (Cron Trigger ▸ HealthStore ▸ KV)", () => {
+  const ports = inject("originPorts");
+  const v1 = `c1/127.0.0.1:${ports.v1}`;
+  const v2 = `c1/127.0.0.1:${ports.v2}`;
+  afterAll(() => Promise.all([setHealth(ports.v1, 200), setHealth(ports.v2, 200)]));
+
+  async function publishPair(edge = EDGE) {
+    const { table } = await compileYaml(edge, {
       c1: `${infraYaml(ports)}---\n${pair(ports)}---${infraRoute("    - backendRefs: [{ name: pair, port: 8080 }]")}`,
     });
+    await publishTable(table);
+    return table;
+  }
+
+  it("an endpoint failing its check gets no traffic after one run, and gets it back after it recovers", async ({ expect }) => {
+    const table = await publishPair();
     expect(table.backends["Service/c1/gateway-conformance-infra/pair:8080"]?.healthCheck).toMatchObject({
       path: "/__origin/health",
       unhealthyThreshold: 1,
     });
-    await publishTable(table);
     expect(await answeredBy(30)).toEqual(["infra-backend-v1", "infra-backend-v2"]);
 
     await setHealth(ports.v2, 503);
     await cronRun();
-    const health = JSON.parse((await env.ROUTES.get(KV_KEYS.health("test"))) ?? "{}") as {
-      endpoints: Record<string, { healthy: boolean }>;
-    };
-    expect(health.endpoints[`c1/127.0.0.1:${ports.v2}`]?.healthy).toBe(false);
-    expect(health.endpoints[`c1/127.0.0.1:${ports.v1}`]?.healthy).toBe(true);
+    expect((await readRecord()).unhealthy).toEqual([v2]);
     // v2 still answers ordinary requests; only its health check says no, so only the check keeps traffic off it.
     expect(await answeredBy(30)).toEqual(["infra-backend-v1"]);
 
     await setHealth(ports.v2, 200);
     await cronRun();
+    expect((await readRecord()).unhealthy).toEqual([]);
     expect(await answeredBy(30)).toEqual(["infra-backend-v1", "infra-backend-v2"]);
+  });
+
+  it("writes KV only when the unhealthy set changes, and stores no row for a healthy endpoint", async ({ expect }) => {
+    await publishPair();
+    await cronRun();
+    const first = await readRecord();
+    // Quiet runs: nothing changes, nothing is written.
+    await new Promise((r) => setTimeout(r, 5));
+    await cronRun();
+    await cronRun();
+    expect((await readRecord()).updatedAt).toBe(first.updatedAt);
+    expect(await storeRows()).toEqual([]);
+    await setHealth(ports.v1, 500);
+    await cronRun();
+    const changed = await readRecord();
+    expect(changed.unhealthy).toEqual([v1]);
+    expect(changed.updatedAt).not.toBe(first.updatedAt);
+    await setHealth(ports.v1, 200);
+    await cronRun();
+    expect(await storeRows()).toEqual([]);
+  });
+
+  it("counts failures across runs in the store: unhealthy at the threshold, healthy again after healthyThreshold passes", async ({
+    expect,
+  }) => {
+    await publishPair(EDGE.replace("healthyThreshold: 1, unhealthyThreshold: 1", "healthyThreshold: 2, unhealthyThreshold: 2"));
+    await setHealth(ports.v2, 500);
+    await cronRun();
+    expect((await readRecord()).unhealthy).toEqual([]);
+    expect(await storeRows()).toEqual([{ id: v2, healthy: 1, successes: 0, failures: 1 }]);
+    await cronRun();
+    expect((await readRecord()).unhealthy).toEqual([v2]);
+    await setHealth(ports.v2, 200);
+    await cronRun();
+    expect((await readRecord()).unhealthy).toEqual([v2]);
+    await cronRun();
+    expect((await readRecord()).unhealthy).toEqual([]);
+    expect(await storeRows()).toEqual([]);
   });
 
   it("never probes an external endpoint outside the table's egress allow-list", async ({ expect }) => {
@@ -80,10 +126,13 @@ describe("active health checks (Cron Trigger)", () => {
     });
     const pairId = "Service/c1/gateway-conformance-infra/pair:8080";
     const tampered = withDisallowedEndpoints(table, pairId, "beef2", (e) => e.port === ports.v2);
-    await env.ROUTES.delete(KV_KEYS.health("test"));
     await publishTable(tampered);
+    await setHealth(ports.v1, 500);
+    await setHealth(ports.v2, 500);
     await cronRun();
-    const health = JSON.parse((await env.ROUTES.get(KV_KEYS.health("test"))) ?? "{}") as { endpoints: Record<string, unknown> };
-    expect(Object.keys(health.endpoints)).toEqual([`c1/127.0.0.1:${ports.v1}`]);
+    // Both fail their check, but v2 (outside the allow-list) was never probed.
+    expect((await readRecord()).unhealthy).toEqual([v1]);
+    await setHealth(ports.v1, 200);
+    await setHealth(ports.v2, 200);
   });
 });

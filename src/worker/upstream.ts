@@ -1,0 +1,243 @@
+/**
+ * @module The one way out. Every request the Worker sends upstream (forwarded, retried, mirrored, probed)
+ * goes through `sendOnce`: the egress check, the mTLS certificate binding, a timeout that starts when the
+ * try is sent, and the health feed. `forward` adds retries and failover as Gateway API (GEP-1731) and
+ * Envoy define them: connection errors and backendRequest timeouts are retried, a `retry` policy's codes
+ * too, with exponential backoff and jitter, each retry to another endpoint (another cluster first), all
+ * under the backend's retry budget and the rule's request timeout.
+ */
+import { hostnameMatches } from "../routing/hostname-match";
+import type { CompiledEndpoint, CompiledRetry } from "../table/route-table";
+import { GatewayError } from "./errors";
+import type { HealthView } from "./health-view";
+import { bodyForSend, isReplayable, type RequestBody } from "./request-body";
+import type { RetryBudget } from "./retry-budget";
+
+/** What is sent: the request after the rule's filters. */
+export interface Outbound {
+  method: string;
+  /** Path and query, e.g. `/a/b?x=1`. */
+  pathAndQuery: string;
+  headers: Headers;
+  body: RequestBody;
+}
+
+/** What every send needs besides the request: the Worker's bindings, the egress allow-list, the health feed. */
+export interface Link {
+  bindings: object;
+  /** The table's egress allow-list: an external endpoint outside it is never contacted. */
+  allowedHostnames?: string[];
+  /** Fed with every try's outcome; absent for active probes, which keep their own counts. */
+  health?: HealthView;
+}
+
+/** A try that got no answer. */
+export interface Failure {
+  failed: "timeout" | "unreachable";
+  cause: unknown;
+}
+
+export function endpointUrl(e: CompiledEndpoint, pathAndQuery: string): string {
+  const host = e.host.includes(":") ? `[${e.host}]` : e.host;
+  return `${e.scheme}://${host}:${e.port}${pathAndQuery}`;
+}
+
+/**
+ * Whether the Worker may contact this endpoint: a cluster's endpoints always; an external (XBackend) one
+ * only inside the table's egress allow-list, when it has one. The sync refuses such XBackends already;
+ * this is the Worker's second check, made for every send.
+ */
+export function egressAllowed(endpoint: CompiledEndpoint, allowedHostnames: string[] | undefined): boolean {
+  return !endpoint.external || !allowedHostnames || allowedHostnames.some((pattern) => hostnameMatches(pattern, endpoint.host));
+}
+
+/**
+ * Workers present a client certificate only through an mTLS certificate binding's own fetch(), so an
+ * endpoint that needs one is fetched through the binding its XBackend's clientCertificateRef maps to.
+ */
+function fetcherFor(endpoint: CompiledEndpoint, bindings: object): typeof fetch {
+  if (!endpoint.mtlsBinding) return fetch;
+  const binding = (bindings as Record<string, unknown>)[endpoint.mtlsBinding] as Fetcher | undefined;
+  if (typeof binding?.fetch !== "function") {
+    throw new GatewayError(
+      "MTLS_BINDING_MISSING",
+      `upstream ${endpoint.id} needs the mTLS certificate binding ${endpoint.mtlsBinding}, which this Worker does not have`,
+    );
+  }
+  return (input, init) => binding.fetch(input as RequestInfo, init);
+}
+
+const feed = (link: Link, endpoint: CompiledEndpoint, outcome: Response | Failure, peers: CompiledEndpoint[]) => {
+  if (!link.health) return;
+  const kind =
+    outcome instanceof Response ? (outcome.status < 500 ? "ok" : "failed") : outcome.failed === "timeout" ? "failed" : "unreachable";
+  link.health.report(endpoint, kind, peers, Date.now());
+};
+
+/**
+ * One try. Throws a GatewayError when the endpoint may not be contacted (egress, a missing mTLS binding);
+ * a failure to connect or a timeout resolves to a Failure. `peers` are the endpoint's backend's endpoints,
+ * for the health feed.
+ */
+export function sendOnce(
+  link: Link,
+  endpoint: CompiledEndpoint,
+  outbound: Outbound,
+  limitMs: number,
+  peers: CompiledEndpoint[],
+): Promise<Response | Failure> {
+  if (!egressAllowed(endpoint, link.allowedHostnames)) {
+    throw new GatewayError("EGRESS_NOT_ALLOWED", `upstream ${endpoint.id} is not in the egress allow-list`);
+  }
+  const send = fetcherFor(endpoint, link.bindings);
+  const body = bodyForSend(outbound.body);
+  let sending: Promise<Response>;
+  try {
+    sending = send(endpointUrl(endpoint, outbound.pathAndQuery), {
+      method: outbound.method,
+      headers: outbound.headers,
+      // A buffered body is copied per try: a sent body may not be readable again.
+      body: body instanceof ArrayBuffer ? body.slice(0) : body,
+      redirect: "manual",
+      // Started now, when this try is sent: a try never inherits time another one spent.
+      signal: Number.isFinite(limitMs) ? AbortSignal.timeout(limitMs) : undefined,
+    });
+  } catch (cause) {
+    // A fetcher that throws at once has failed like one that rejects.
+    sending = Promise.reject(cause);
+  }
+  return sending.then(
+    (response) => {
+      feed(link, endpoint, response, peers);
+      return response;
+    },
+    (cause: unknown) => {
+      const timedOut = cause instanceof Error && (cause.name === "TimeoutError" || cause.name === "AbortError");
+      const failure: Failure = { failed: timedOut ? "timeout" : "unreachable", cause };
+      feed(link, endpoint, failure, peers);
+      return failure;
+    },
+  );
+}
+
+/** Why a try is retried; a pinned session retries an answer on its own endpoint, anything else elsewhere. */
+export type RetryReason = "unreachable" | "timeout" | "status";
+
+export interface ForwardPlan {
+  outbound: Outbound;
+  endpoint: CompiledEndpoint;
+  /** The endpoint's backend's endpoints (health feed). */
+  peers: CompiledEndpoint[];
+  /** When the request arrived: `timeouts.request` covers the whole transaction, a buffered body's read included. */
+  receivedAt: number;
+  timeouts?: { requestMs?: number; backendRequestMs?: number };
+  retry?: CompiledRetry;
+  /** The endpoint for the next try after `tried`, or null when none is left. */
+  next: (tried: CompiledEndpoint[], why: RetryReason) => CompiledEndpoint | null;
+  budget: RetryBudget;
+}
+
+export interface ForwardResult {
+  response: Response;
+  /** The endpoint that answered. */
+  endpoint: CompiledEndpoint;
+  tries: number;
+}
+
+/** Methods that may be sent twice without changing their effect (RFC 9110 §9.2.2). */
+const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
+/** Backoff grows to at most this many times the policy's `backoff` (as Envoy's does). */
+const MAX_BACKOFF_FACTOR = 10;
+
+const enabled = (ms: number | undefined): number => (ms !== undefined && ms > 0 ? ms : Number.POSITIVE_INFINITY);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The wait before retry `n` (0-based): `backoff`·2ⁿ, capped, plus up to as much again at random; never below `backoff`. */
+export function backoffDelay(baseMs: number, n: number, random: number): number {
+  const step = Math.min(baseMs * 2 ** n, baseMs * MAX_BACKOFF_FACTOR);
+  return step + random * step;
+}
+
+/**
+ * How many retries a request may have: a `retry` policy's attempts (any method: the route asked for it);
+ * without one, a single failover of an idempotent request that could not connect. Never with a body that
+ * was streamed (it cannot be sent twice).
+ */
+function retryAllowance(plan: ForwardPlan): { attempts: number; codes: readonly number[]; timeouts: boolean } {
+  if (!isReplayable(plan.outbound.body)) return { attempts: 0, codes: [], timeouts: false };
+  if (plan.retry) return { attempts: plan.retry.attempts, codes: plan.retry.codes, timeouts: true };
+  return { attempts: IDEMPOTENT.has(plan.outbound.method) ? 1 : 0, codes: [], timeouts: false };
+}
+
+/** Sends a forwarded request, with retries and failover; answers what the last try got, or a GatewayError. */
+export async function forward(link: Link, plan: ForwardPlan): Promise<ForwardResult> {
+  const requestMs = enabled(plan.timeouts?.requestMs);
+  const backendMs = enabled(plan.timeouts?.backendRequestMs);
+  const deadline = Number.isFinite(requestMs) ? plan.receivedAt + requestMs : Number.POSITIVE_INFINITY;
+  const allowance = retryAllowance(plan);
+  const tried: CompiledEndpoint[] = [];
+  let endpoint = plan.endpoint;
+  plan.budget.request(Date.now());
+  for (let attempt = 0; ; attempt++) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw new GatewayError("UPSTREAM_TIMEOUT", `no answer within the request timeout of ${requestMs} ms`);
+    const limit = Math.min(backendMs, remaining);
+    tried.push(endpoint);
+    const outcome = await sendOnce(link, endpoint, plan.outbound, limit, plan.peers);
+    let why: RetryReason;
+    if (outcome instanceof Response) {
+      if (!allowance.codes.includes(outcome.status)) return { response: outcome, endpoint, tries: attempt + 1 };
+      why = "status";
+    } else if (outcome.failed === "timeout") {
+      // The request's own deadline ends everything; a try's backendRequest limit is retryable.
+      if (limit === remaining) {
+        throw new GatewayError("UPSTREAM_TIMEOUT", `no answer within the request timeout of ${requestMs} ms`, { cause: outcome.cause });
+      }
+      why = "timeout";
+    } else why = "unreachable";
+    const retryable = attempt < allowance.attempts && (why !== "timeout" || allowance.timeouts);
+    const nextEndpoint = retryable ? plan.next(tried, why) : null;
+    if (!nextEndpoint || !plan.budget.tryRetry(Date.now())) {
+      if (outcome instanceof Response) return { response: outcome, endpoint, tries: attempt + 1 };
+      if (why === "timeout")
+        throw new GatewayError("UPSTREAM_TIMEOUT", `upstream ${endpoint.id} did not answer within ${limit} ms`, { cause: outcome.cause });
+      throw new GatewayError("UPSTREAM_UNREACHABLE", `upstream ${tried.map((t) => t.id).join(", ")} could not be reached`, {
+        cause: outcome.cause,
+      });
+    }
+    if (outcome instanceof Response) await outcome.body?.cancel();
+    // Without a policy a failover goes at once; a policy's retries back off.
+    const wait = plan.retry ? Math.min(backoffDelay(plan.retry.backoffMs, attempt, Math.random()), deadline - Date.now()) : 0;
+    if (wait > 0) await sleep(wait);
+    endpoint = nextEndpoint;
+  }
+}
+
+/** A mirror copy's longest wait for an answer (which is discarded). */
+const MIRROR_TIMEOUT_MS = 10_000;
+
+/** Sends a copy and discards the answer; never throws (a mirror never fails the request). */
+export async function mirror(link: Link, endpoint: CompiledEndpoint, outbound: Outbound, peers: CompiledEndpoint[]): Promise<void> {
+  try {
+    const outcome = await sendOnce(link, endpoint, outbound, MIRROR_TIMEOUT_MS, peers);
+    if (outcome instanceof Response) await outcome.body?.cancel();
+    else console.warn(`kedge: mirror to ${endpoint.id}: ${outcome.failed}`, outcome.cause);
+  } catch (error) {
+    console.warn(`kedge: mirror to ${endpoint.id} not sent`, error);
+  }
+}
+
+const PROBE_HEADERS = { "user-agent": "kedge-health-check" };
+
+/** An active health probe: the status the endpoint answered `path` with, or null when it did not answer. */
+export async function probe(link: Link, endpoint: CompiledEndpoint, path: string, timeoutMs: number): Promise<number | null> {
+  try {
+    const outbound: Outbound = { method: "GET", pathAndQuery: path, headers: new Headers(PROBE_HEADERS), body: { kind: "none" } };
+    const outcome = await sendOnce(link, endpoint, outbound, timeoutMs, []);
+    if (!(outcome instanceof Response)) return null;
+    await outcome.body?.cancel();
+    return outcome.status;
+  } catch {
+    return null;
+  }
+}
