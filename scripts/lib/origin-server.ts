@@ -2,8 +2,10 @@
  * @module Loopback HTTP origins standing in for cluster endpoints. Each answers with its cluster,
  * endpoint and the request it saw. Test knobs (as in the Gateway API conformance echo server):
  * `?delay=500ms`, `?status=503`, `?earlyHints=1` (a 103 before the answer), and
- * `X-Echo-Set-Header: Name:value,Name2:value2`; for retries,
- * `?status=500&succeedAfter=2&key=K` fails the first 2 requests with key K, then answers 200. Requests
+ * `X-Echo-Set-Header: Name:value,Name2:value2`; for retries (as the conformance echo server's retry
+ * simulation), `?status=500&succeedAfter=2&key=K` fails the first 2 requests with key K, then answers 200;
+ * without `status` those first requests have their connection reset instead, and `delayRetry=300ms`
+ * holds each failing answer back that long. Requests
  * carrying `X-Test-Id` are counted: `GET /__origin/count?testId=ID` answers `{"count": n}` (mirror tests).
  * `GET /__origin/health` answers the origin's health status (200), `?set=503` changes it (health-check tests).
  * A WebSocket handshake is accepted: the origin sends one text message (its identity and the path and
@@ -116,6 +118,14 @@ export async function startOrigin(identity: OriginIdentity, port = 0, host = "12
       const failed = failures.get(key) ?? 0;
       failures.set(key, failed + 1);
       if (failed >= succeedAfter) status = 200;
+      else {
+        const delayRetry = parseDuration(url.searchParams.get("delayRetry") ?? "") ?? 0;
+        if (delayRetry > 0) await new Promise((r) => setTimeout(r, Math.min(delayRetry, 30_000)));
+        if (!url.searchParams.has("status")) {
+          res.socket?.resetAndDestroy();
+          return;
+        }
+      }
     }
     const body: EchoResponse = {
       ...identity,

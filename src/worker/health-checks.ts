@@ -43,7 +43,7 @@ export function dueThisRun<T>(targets: T[], limit: number, run: number): T[] {
 }
 
 /** Runs `work` over `items` with at most `concurrency` at once; results in item order. */
-async function inTurns<T, R>(items: T[], concurrency: number, work: (item: T) => Promise<R>): Promise<R[]> {
+export async function inTurns<T, R>(items: T[], concurrency: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

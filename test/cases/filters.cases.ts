@@ -541,4 +541,46 @@ export const FILTER_CASES: FilterCase[] = [
       ]),
     ],
   },
+  {
+    name: "HTTPRouteRetryWithTimeouts: a backendRequest timeout is retried; retries stay inside the request timeout",
+    routes: route(
+      "retries-with-timeouts",
+      `    - ${prefix("/retry/backend-request-timeout-200ms")}
+      retry: { attempts: 2 }
+      timeouts: { backendRequest: 200ms }
+      ${to("v3")}
+    - ${prefix("/retry/request-timeout-200ms")}
+      retry: { codes: [500], attempts: 5 }
+      timeouts: { backendRequest: 200ms, request: 400ms }
+      ${to("v3")}`,
+    ),
+    requests: [
+      {
+        path: `/retry/backend-request-timeout-200ms?status=500&succeedAfter=2&delayRetry=300ms&key=${RUN}-t1`,
+        expect: { backend: "v3" },
+      },
+      {
+        path: `/retry/backend-request-timeout-200ms?status=500&succeedAfter=3&delayRetry=300ms&key=${RUN}-t2`,
+        expect: { status: 504, error: "UPSTREAM_TIMEOUT" },
+      },
+      { path: `/retry/request-timeout-200ms?status=500&succeedAfter=1&key=${RUN}-t3`, expect: { backend: "v3" } },
+      {
+        path: `/retry/request-timeout-200ms?status=500&succeedAfter=4&delayRetry=100ms&key=${RUN}-t4`,
+        expect: { status: 504, error: "UPSTREAM_TIMEOUT" },
+      },
+    ],
+  },
+  {
+    name: "HTTPRouteRetryConnectionError: connection resets are retried without codes; exhausted, 503",
+    routes: route(
+      "retries-connection-error",
+      `    - ${prefix("/retry/no-status-code-attempts-3")}
+      retry: { attempts: 3, backoff: 1ms }
+      ${to("v3")}`,
+    ),
+    requests: [
+      { path: `/retry/no-status-code-attempts-3?succeedAfter=2&key=${RUN}-c1`, expect: { backend: "v3" } },
+      { path: `/retry/no-status-code-attempts-3?succeedAfter=4&key=${RUN}-c2`, expect: { status: 503, error: "UPSTREAM_UNREACHABLE" } },
+    ],
+  },
 ];
