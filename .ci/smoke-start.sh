@@ -27,6 +27,10 @@ clusters=$(spread bookinfo.example.com /)
 [[ "$clusters" == *us-east* && "$clusters" == *eu-west* && "$clusters" == *ap-southeast* ]] ||
   { echo "CompositeBackend productpage: expected all three clusters, got: $clusters"; exit 1; }
 echo "ok  GET bookinfo.example.com/ (CompositeBackend) answered by $clusters"
+clusters=$(spread store.example.com /)
+[[ "$clusters" == *us-east* && "$clusters" == *eu-west* && "$clusters" == *ap-southeast* ]] ||
+  { echo "store (the same manifests in every cluster): expected all three clusters, got: $clusters"; exit 1; }
+echo "ok  GET store.example.com/ (identical manifests) answered by $clusters"
 check ratings.bookinfo.example.com /partner/ping '"endpoint":"eu-west/localhost:'
 check eu.bookinfo.example.com / '"cluster":"eu-west"'
 check ap.bookinfo.example.com /details '"cluster":"ap-southeast"'

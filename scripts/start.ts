@@ -61,6 +61,8 @@ const exampleRequests = (
   curl -H 'Host: eu.bookinfo.example.com' ${base}/                   # productpage, eu-west (wildcard listener)
   curl -H 'Host: ap.bookinfo.example.com' ${base}/details            # details Service: ap-southeast only
   curl -H 'Host: ratings.bookinfo.example.com' ${base}/partner/quote  # XBackend ratings-partner (localhost:9401)
+  curl -H 'Host: store.example.com' ${base}/                         # the same manifests in every cluster: one route, all three
+  curl -i -H 'Host: store.example.com' ${base}/cart                  # a sticky cart: Set-Cookie store-cart=...
   curl -H 'Host: nowhere.example.org' ${base}/                       # 404 with a JSON error`;
 
 /** For another config: a request to a few of the hostnames its table serves. */

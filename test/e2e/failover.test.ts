@@ -50,10 +50,13 @@ describe("a cluster dies under identical manifests, pinned sessions and load", {
 
   beforeAll(async () => {
     for (const cluster of CLUSTERS)
-      for (const i of [0, 1]) origins[`${cluster}-${i}`] = await startOrigin({ cluster, endpoint: `${cluster}-${i}`, backends: ["shop/web"] });
+      for (const i of [0, 1])
+        origins[`${cluster}-${i}`] = await startOrigin({ cluster, endpoint: `${cluster}-${i}`, backends: ["shop/web"] });
     ws.write({ "kedge.yaml": EDGE });
     for (const cluster of CLUSTERS) {
-      const slices = [0, 1].map((i) => endpointSlice({ service: "web", name: `web-${i}`, namespace: "shop", port: origins[`${cluster}-${i}`]!.port }));
+      const slices = [0, 1].map((i) =>
+        endpointSlice({ service: "web", name: `web-${i}`, namespace: "shop", port: origins[`${cluster}-${i}`]!.port }),
+      );
       ws.write({ [`clusters/${cluster}/shared.yaml`]: SHARED, [`clusters/${cluster}/endpoints.yaml`]: yamlDocs(...slices) });
     }
     const synced = await ws.sync();

@@ -159,9 +159,7 @@ describe("pinned sessions and the health view", () => {
     }
   });
 
-  it("a request whose pin failed does not extend the session: it idles out from its last answered request", async ({
-    expect,
-  }) => {
+  it("a request whose pin failed does not extend the session: it idles out from its last answered request", async ({ expect }) => {
     let clock = Date.now();
     const app = createApp({ now: () => clock });
     const send = async (cookie?: string) => {

@@ -29,7 +29,12 @@ async function publishTo(name: string, backend: "v1" | "v2"): Promise<void> {
 /** KV whose every read hangs. */
 const HUNG_KV = { get: () => new Promise(() => {}) } as unknown as KVNamespace;
 
-const bindings = (name: string, kv: KVNamespace = env.ROUTES): Env => ({ ...env, KEDGE_TABLE: name, TABLE_REFRESH_SECONDS: "1", ROUTES: kv });
+const bindings = (name: string, kv: KVNamespace = env.ROUTES): Env => ({
+  ...env,
+  KEDGE_TABLE: name,
+  TABLE_REFRESH_SECONDS: "1",
+  ROUTES: kv,
+});
 
 /** Sends a request and waits for it and its waitUntil work. */
 async function send(name: string): Promise<{ status: number; endpoint?: string; error?: string }> {

@@ -58,14 +58,18 @@ describe("active checks take turns", () => {
     let open = 0;
     let most = 0;
     const startedAt: number[] = [];
-    const results = await inTurns(Array.from({ length: 14 }, (_, i) => i), PROBE_CONCURRENCY, async (i) => {
-      startedAt[i] = Date.now();
-      open++;
-      most = Math.max(most, open);
-      await new Promise((r) => setTimeout(r, 20));
-      open--;
-      return i * 2;
-    });
+    const results = await inTurns(
+      Array.from({ length: 14 }, (_, i) => i),
+      PROBE_CONCURRENCY,
+      async (i) => {
+        startedAt[i] = Date.now();
+        open++;
+        most = Math.max(most, open);
+        await new Promise((r) => setTimeout(r, 20));
+        open--;
+        return i * 2;
+      },
+    );
     expect(most).toBe(6);
     expect(results).toEqual(Array.from({ length: 14 }, (_, i) => i * 2));
     // The seventh waited for a slot: its own timeout (started when it is sent) never ran while it queued.
@@ -94,7 +98,9 @@ spec:
     );
   const IAD = { colo: "IAD", country: "US", continent: "NA" };
 
-  it("prefers an untried cluster, the nearest such tier first, leaving the request's tier; then an untried endpoint", async ({ expect }) => {
+  it("prefers an untried cluster, the nearest such tier first, leaving the request's tier; then an untried endpoint", async ({
+    expect,
+  }) => {
     const { table } = await compileYaml(EDGE, { iad: member([1001, 1002], true), sfo: member([2001], true), gru: member([3001], true) });
     const prepared = prepareTable(table);
     const backend = [...prepared.backends.values()][0]!;
