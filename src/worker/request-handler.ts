@@ -205,7 +205,7 @@ async function forwardRequest(ctx: Resolved, target: Target, h: HandlerContext):
     timeouts: rule.timeouts,
     retry: rule.retry,
     next,
-    budget: h.budgets.of(backend.backend.id, backend.backend.retryBudget),
+    budget: h.budgets.of(backend.backend),
   });
   const upgraded = sent.response.status === 101 && ctx.clientHeaders.webSocket;
   if (sent.response.status < 200 && !upgraded) {

@@ -4,7 +4,7 @@
  * budget adds its minimum rate to its ratio). A busy backend that is failing then gets at most about
  * (1 + percent/100) times its load, not (1 + attempts) times. Counts are kept in one-second buckets.
  */
-import { type CompiledRetryBudget, DEFAULT_RETRY_BUDGET } from "../table/route-table";
+import { type CompiledBackend, type CompiledRetryBudget, DEFAULT_RETRY_BUDGET } from "../table/route-table";
 
 const BUCKET_MS = 1000;
 
@@ -78,14 +78,21 @@ const settingsKey = (b: CompiledRetryBudget) => `${b.percent}/${b.intervalMs}/${
 /** The isolate's budgets by backend id, kept across table versions; a backend whose settings changed starts afresh. */
 export class RetryBudgets {
   private readonly budgets = new Map<string, { key: string; budget: RetryBudget }>();
+  /** The budget each backend object of a loaded table was last given: one lookup per request. */
+  private readonly known = new WeakMap<CompiledBackend, RetryBudget>();
 
-  of(backendId: string, settings: CompiledRetryBudget = DEFAULT_RETRY_BUDGET): RetryBudget {
+  of(backend: CompiledBackend): RetryBudget {
+    const known = this.known.get(backend);
+    if (known) return known;
+    const settings = backend.retryBudget ?? DEFAULT_RETRY_BUDGET;
     const key = settingsKey(settings);
-    const known = this.budgets.get(backendId);
-    if (known?.key === key) return known.budget;
-    if (this.budgets.size > 10_000) this.budgets.clear();
-    const budget = new RetryBudget(settings);
-    this.budgets.set(backendId, { key, budget });
-    return budget;
+    let entry = this.budgets.get(backend.id);
+    if (entry?.key !== key) {
+      if (this.budgets.size > 10_000) this.budgets.clear();
+      entry = { key, budget: new RetryBudget(settings) };
+      this.budgets.set(backend.id, entry);
+    }
+    this.known.set(backend, entry.budget);
+    return entry.budget;
   }
 }
