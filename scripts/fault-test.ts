@@ -194,11 +194,15 @@ async function load(
   return began;
 }
 
-function lastTry(stage: Stage, began: number, killedAt: number): string {
-  const tries = stage.dead.flatMap((d) => d.tries).map((t) => (t - began) / 1000 - killedAt);
+/** The dead cluster's tries: how many, and the last one in the 9 s after the death, in seconds after it. */
+function deadTries(stage: Stage, began: number): Pick<Outcome, "tries on the dead cluster" | "dead cluster's last try (s after death)"> {
+  const tries = stage.dead.flatMap((d) => d.tries).map((t) => (t - began) / 1000 - KILL_AT);
   // An ejection lasts 10 s; tries after it are the probation tries that find the cluster still dead.
   const burst = tries.filter((t) => t < 9);
-  return burst.length === 0 ? "none" : Math.max(...burst).toFixed(2);
+  return {
+    "tries on the dead cluster": tries.length,
+    "dead cluster's last try (s after death)": burst.length === 0 ? "none" : Math.max(...burst).toFixed(2),
+  };
 }
 
 /** (a) identical manifests in three clusters; gru dies at KILL_AT and comes back at REVIVE_AT. */
@@ -207,8 +211,7 @@ async function identicalManifests(): Promise<Outcome> {
   await stage.start("fault-a", "");
   const counts = { total: 0, failed: 0 };
   let revivedServedAt: number | undefined;
-  let tries = 0;
-  let last = "none";
+  let dead = deadTries(stage, 0);
   const ports = [stage.origins.get("gru-0")!.port, stage.origins.get("gru-1")!.port];
   await load(
     async (_, at) => {
@@ -221,8 +224,8 @@ async function identicalManifests(): Promise<Outcome> {
       await sleep(KILL_AT * 1000);
       await stage.kill("gru");
       await sleep(Math.max(0, (REVIVE_AT - at()) * 1000));
-      tries = stage.dead.reduce((n, d) => n + d.tries.length, 0);
-      last = lastTry(stage, began, KILL_AT);
+      // Counted before the cluster returns (its dead listeners go then).
+      dead = deadTries(stage, began);
       await stage.revive("gru", ports);
     },
   );
@@ -231,8 +234,7 @@ async function identicalManifests(): Promise<Outcome> {
     "set-up": "(a) same manifests in 3 clusters",
     requests: counts.total,
     "failed (idempotent)": counts.failed,
-    "tries on the dead cluster": tries,
-    "dead cluster's last try (s after death)": last,
+    ...dead,
     note:
       revivedServedAt === undefined
         ? "revived cluster not served within the run"
@@ -273,15 +275,13 @@ async function pinnedSessions(): Promise<Outcome> {
       await stage.kill("iad");
     },
   );
-  const last = lastTry(stage, began, KILL_AT);
-  const tries = stage.dead.reduce((n, d) => n + d.tries.length, 0);
+  const dead = deadTries(stage, began);
   await stage.stop();
   return {
     "set-up": "(b) sessions pinned to the dead cluster",
     requests: counts.total,
     "failed (idempotent)": counts.failed,
-    "tries on the dead cluster": tries,
-    "dead cluster's last try (s after death)": last,
+    ...dead,
     note: `${counts.moved} of ${onVictim} sessions on iad moved (new token)${allMovedAt === undefined ? "" : `, all by ${(allMovedAt - KILL_AT).toFixed(2)} s`}`,
   };
 }
@@ -304,8 +304,7 @@ async function nearestClusterDies(): Promise<Outcome> {
       await stage.kill("iad");
     },
   );
-  const last = lastTry(stage, began, KILL_AT);
-  const tries = stage.dead.reduce((n, d) => n + d.tries.length, 0);
+  const dead = deadTries(stage, began);
   await stage.stop();
   const split = Object.entries(after)
     .map(([c, n]) => `${c} ${n}`)
@@ -314,8 +313,7 @@ async function nearestClusterDies(): Promise<Outcome> {
     "set-up": "(c) locality: nearest cluster dies",
     requests: counts.total,
     "failed (idempotent)": counts.failed,
-    "tries on the dead cluster": tries,
-    "dead cluster's last try (s after death)": last,
+    ...dead,
     note: `answered after the death (from 1 s on): ${split || "none"}`,
   };
 }

@@ -4,14 +4,14 @@
  * (new traffic, pinned sessions, locality tiers, retries), retry budgets, and the panic case.
  * Clusters east, west and south serve Service `web` from origins v1, v2 and v3; port 1 refuses connections.
  */
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, inject, it } from "vitest";
-import worker from "../../src/index";
 import { createApp } from "../../src/worker/app";
 import { compileYaml } from "../support/compile-fixture";
 import { endpointSlice, service, yamlDocs } from "../support/manifests";
 import { dispatch } from "./dispatch";
+import { cronRun, setOriginHealth } from "./active-health";
 import { publishTable } from "./seed-table";
 
 const ports = inject("originPorts");
@@ -86,20 +86,11 @@ async function answered(count: number, init: RequestInit & { cf?: Record<string,
   return [...seen].sort();
 }
 
-const setHealth = (port: number, status: number) =>
-  fetch(`http://127.0.0.1:${port}/__origin/health?set=${status}`).then((r) => r.arrayBuffer());
-
-async function cronRun(): Promise<void> {
-  const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController(), env, ctx);
-  await waitOnExecutionContext(ctx);
-}
-
 const LIVE = { east: ports.v1, west: ports.v2, south: ports.v3 };
 const EVERY_ORIGIN = ["infra-backend-v1", "infra-backend-v2", "infra-backend-v3"];
 
 afterEach(async () => {
-  for (const port of [ports.v1, ports.v2, ports.v3]) await setHealth(port, 200);
+  for (const port of [ports.v1, ports.v2, ports.v3]) await setOriginHealth(port, 200);
   // Let the active view forget this test's unhealthy endpoints.
   await publish(LIVE, "", HEALTH_CHECKS);
   await cronRun();
@@ -144,7 +135,7 @@ describe("pinned sessions and the health view", () => {
     const pinnedPort = { "infra-backend-v1": ports.v1, "infra-backend-v2": ports.v2, "infra-backend-v3": ports.v3 }[first.endpoint]!;
     for (let i = 0; i < 5; i++) expect((await ask({ headers: { cookie: token } })).endpoint).toBe(first.endpoint);
 
-    await setHealth(pinnedPort, 503);
+    await setOriginHealth(pinnedPort, 503);
     await cronRun();
     const moved = await ask({ headers: { cookie: token } });
     expect(moved.status).toBe(200);
@@ -173,12 +164,12 @@ describe("pinned sessions and the health view", () => {
     const first = await send();
     const token = first.cookie!.split(";")[0]!;
     const pinnedPort = { "infra-backend-v1": ports.v1, "infra-backend-v2": ports.v2, "infra-backend-v3": ports.v3 }[first.endpoint!]!;
-    await setHealth(pinnedPort, 503);
+    await setOriginHealth(pinnedPort, 503);
     await cronRun();
     clock += 6 * MINUTE;
     // The pin cannot serve: moved (a new token), the old session untouched.
     expect((await send(token)).cookie).toMatch(/^shop=/);
-    await setHealth(pinnedPort, 200);
+    await setOriginHealth(pinnedPort, 200);
     await cronRun();
     clock += 5 * MINUTE;
     // 11 minutes after its last answered request: idle for longer than 10m, so it has ended.
@@ -194,11 +185,11 @@ describe("locality tiers count only usable endpoints", () => {
   it("requests from the nearest cluster's location spill over to the next tier when its endpoint is unhealthy", async ({ expect }) => {
     await publish(LIVE, "", LOCALITY);
     expect(await answered(20, IAD)).toEqual(["infra-backend-v1"]);
-    await setHealth(ports.v1, 503);
+    await setOriginHealth(ports.v1, 503);
     await cronRun();
     // Same country next (west), not the other continent.
     expect(await answered(20, IAD)).toEqual(["infra-backend-v2"]);
-    await setHealth(ports.v2, 503);
+    await setOriginHealth(ports.v2, 503);
     await cronRun();
     expect(await answered(20, IAD)).toEqual(["infra-backend-v3"]);
   });
@@ -214,7 +205,7 @@ describe("locality tiers count only usable endpoints", () => {
 describe("when every endpoint is unhealthy", () => {
   it("the gateway still tries them all (panic), rather than answering without trying", async ({ expect }) => {
     await publish(LIVE, "", HEALTH_CHECKS);
-    for (const port of [ports.v1, ports.v2, ports.v3]) await setHealth(port, 503);
+    for (const port of [ports.v1, ports.v2, ports.v3]) await setOriginHealth(port, 503);
     await cronRun();
     expect(await answered(60)).toEqual(EVERY_ORIGIN);
   });

@@ -1,13 +1,13 @@
-import { createExecutionContext, createScheduledController, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, describe, inject, it } from "vitest";
-import worker from "../../src/index";
 import { KV_KEYS } from "../../src/table/kv-keys";
 import type { HealthRecord } from "../../src/table/route-table";
 import { compileYaml } from "../support/compile-fixture";
 import { infraRoute, infraYaml } from "../support/conformance-infra";
 import { endpointSlice, service, yamlDocs } from "../support/manifests";
 import { dispatch } from "./dispatch";
+import { cronRun, setOriginHealth } from "./active-health";
 import { publishTable, withDisallowedEndpoints } from "./seed-table";
 
 const EDGE = `
@@ -27,15 +27,6 @@ function pair(ports: { v1: number; v2: number }): string {
   return yamlDocs(service("pair", namespace), ...slices);
 }
 
-const setHealth = (port: number, status: number) =>
-  fetch(`http://127.0.0.1:${port}/__origin/health?set=${status}`).then((r) => r.arrayBuffer());
-
-async function cronRun(): Promise<void> {
-  const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController(), env, ctx);
-  await waitOnExecutionContext(ctx);
-}
-
 async function answeredBy(count: number): Promise<string[]> {
   const seen = new Set<string>();
   for (let i = 0; i < count; i++) {
@@ -52,7 +43,7 @@ describe("active health checks (Cron Trigger ▸ HealthStore ▸ KV)", () => {
   const ports = inject("originPorts");
   const v1 = `c1/127.0.0.1:${ports.v1}`;
   const v2 = `c1/127.0.0.1:${ports.v2}`;
-  afterAll(() => Promise.all([setHealth(ports.v1, 200), setHealth(ports.v2, 200)]));
+  afterAll(() => Promise.all([setOriginHealth(ports.v1, 200), setOriginHealth(ports.v2, 200)]));
 
   async function publishPair(edge = EDGE) {
     const { table } = await compileYaml(edge, {
@@ -70,13 +61,13 @@ describe("active health checks (Cron Trigger ▸ HealthStore ▸ KV)", () => {
     });
     expect(await answeredBy(30)).toEqual(["infra-backend-v1", "infra-backend-v2"]);
 
-    await setHealth(ports.v2, 503);
+    await setOriginHealth(ports.v2, 503);
     await cronRun();
     expect((await readRecord()).unhealthy).toEqual([v2]);
     // v2 still answers ordinary requests; only its health check says no, so only the check keeps traffic off it.
     expect(await answeredBy(30)).toEqual(["infra-backend-v1"]);
 
-    await setHealth(ports.v2, 200);
+    await setOriginHealth(ports.v2, 200);
     await cronRun();
     expect((await readRecord()).unhealthy).toEqual([]);
     expect(await answeredBy(30)).toEqual(["infra-backend-v1", "infra-backend-v2"]);
@@ -92,12 +83,12 @@ describe("active health checks (Cron Trigger ▸ HealthStore ▸ KV)", () => {
     await cronRun();
     expect((await readRecord()).updatedAt).toBe(first.updatedAt);
     expect(await storeRows()).toEqual([]);
-    await setHealth(ports.v1, 500);
+    await setOriginHealth(ports.v1, 500);
     await cronRun();
     const changed = await readRecord();
     expect(changed.unhealthy).toEqual([v1]);
     expect(changed.updatedAt).not.toBe(first.updatedAt);
-    await setHealth(ports.v1, 200);
+    await setOriginHealth(ports.v1, 200);
     await cronRun();
     expect(await storeRows()).toEqual([]);
   });
@@ -106,13 +97,13 @@ describe("active health checks (Cron Trigger ▸ HealthStore ▸ KV)", () => {
     expect,
   }) => {
     await publishPair(EDGE.replace("healthyThreshold: 1, unhealthyThreshold: 1", "healthyThreshold: 2, unhealthyThreshold: 2"));
-    await setHealth(ports.v2, 500);
+    await setOriginHealth(ports.v2, 500);
     await cronRun();
     expect((await readRecord()).unhealthy).toEqual([]);
     expect(await storeRows()).toEqual([{ id: v2, healthy: 1, successes: 0, failures: 1 }]);
     await cronRun();
     expect((await readRecord()).unhealthy).toEqual([v2]);
-    await setHealth(ports.v2, 200);
+    await setOriginHealth(ports.v2, 200);
     await cronRun();
     expect((await readRecord()).unhealthy).toEqual([v2]);
     await cronRun();
@@ -127,12 +118,12 @@ describe("active health checks (Cron Trigger ▸ HealthStore ▸ KV)", () => {
     const pairId = "Service/c1/gateway-conformance-infra/pair:8080";
     const tampered = withDisallowedEndpoints(table, pairId, "beef2", (e) => e.port === ports.v2);
     await publishTable(tampered);
-    await setHealth(ports.v1, 500);
-    await setHealth(ports.v2, 500);
+    await setOriginHealth(ports.v1, 500);
+    await setOriginHealth(ports.v2, 500);
     await cronRun();
     // Both fail their check, but v2 (outside the allow-list) was never probed.
     expect((await readRecord()).unhealthy).toEqual([v1]);
-    await setHealth(ports.v1, 200);
-    await setHealth(ports.v2, 200);
+    await setOriginHealth(ports.v1, 200);
+    await setOriginHealth(ports.v2, 200);
   });
 });

@@ -3,10 +3,11 @@
  * own shard, an isolate reads only the shards of the hosts asked for, and a shard that cannot be read costs
  * only its own hosts (or is answered from the previous version right after a switch).
  */
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, inject, it } from "vitest";
 import worker from "../../src/index";
+import { cronRun, setOriginHealth } from "./active-health";
 import { planStorage, type StoragePlan } from "../../src/compile/shard-table";
 import { KV_KEYS } from "../../src/table/kv-keys";
 import { type HealthRecord, isSharded, type ShardedTable } from "../../src/table/route-table";
@@ -114,23 +115,18 @@ describe("sharded route table", () => {
       "  healthChecks: { path: /__origin/health, timeout: 1s, healthyThreshold: 1, unhealthyThreshold: 1 }\n",
     );
     await publish(sharded);
-    const setHealth = (port: number, status: number) =>
-      fetch(`http://127.0.0.1:${port}/__origin/health?set=${status}`).then((r) => r.arrayBuffer());
-    await setHealth(ports.v1, 500);
-    await setHealth(ports.v3, 500);
+    await setOriginHealth(ports.v1, 500);
+    await setOriginHealth(ports.v3, 500);
     try {
-      const bindings = { ...env, KEDGE_TABLE: "shard-d" };
-      const ctx = createExecutionContext();
-      await worker.scheduled(createScheduledController(), bindings, ctx);
-      await waitOnExecutionContext(ctx);
+      await cronRun({ ...env, KEDGE_TABLE: "shard-d" });
       const health = (await env.ROUTES.get(KV_KEYS.health("shard-d"), "json")) as HealthRecord;
       // Read from the shards, the endpoints of every backend with a check were probed: two are unhealthy.
       expect(health.unhealthy).toEqual([ports.v1, ports.v3].map((p) => `c1/127.0.0.1:${p}`).sort());
       // r5 goes to v3 alone: with its only endpoint unhealthy the request still goes there (nothing else can serve).
       expect((await send("shard-d", "http://h5.example/r5")).status).toBe(200);
     } finally {
-      await setHealth(ports.v1, 200);
-      await setHealth(ports.v3, 200);
+      await setOriginHealth(ports.v1, 200);
+      await setOriginHealth(ports.v3, 200);
     }
   });
 });
