@@ -67,8 +67,11 @@ interface Missing {
   why: string;
 }
 
-/** A resolved ref, and the route clusters it could not be resolved in (the others contribute). */
-type Resolution = { backend: string; missing?: Missing[] } | FieldProblem;
+/**
+ * A resolved ref, the clusters it could not be resolved in, and those it draws from (when they are not
+ * the route's clusters, as for a CompositeBackend).
+ */
+type Resolution = { backend: string; missing?: Missing[]; from?: string[] } | FieldProblem;
 
 const isProblem = (v: unknown): v is FieldProblem => isJsonObject(v) && typeof v.reason === "string" && typeof v.field === "string";
 
@@ -185,7 +188,8 @@ function resolveComposite(ctx: BackendContext, t: Target): Resolution {
     );
   }
   const endpoints: CompiledEndpoint[] = [];
-  let sources = 0;
+  const contributing = new Set<string>();
+  const missing: Missing[] = [];
   for (const member of members) {
     const cluster = clusterOf(ctx, member.cluster);
     if (!cluster) continue;
@@ -194,18 +198,22 @@ function resolveComposite(ctx: BackendContext, t: Target): Resolution {
         const xb = ctx.xbackends.get(member.cluster, t.namespace, target.name);
         if (xb?.ok) {
           endpoints.push(externalEndpoint(cluster, xb.target));
-          sources++;
+          contributing.add(member.cluster);
         }
         continue;
       }
       const service = ctx.index.get(member.cluster, "Service", t.namespace, target.name);
       const port = service && pickServicePort(service, t.port);
-      if (!service || !port) continue;
+      if (!service || !port) {
+        const what = t.port === undefined ? "more than one port (set the backendRef's port)" : `no port ${t.port}`;
+        missing.push({ cluster: member.cluster, why: `Service ${t.namespace}/${target.name} has ${what}` });
+        continue;
+      }
       endpoints.push(...resolveServiceEndpoints(ctx.index, cluster, service, port));
-      sources++;
+      contributing.add(member.cluster);
     }
   }
-  if (sources === 0) {
+  if (contributing.size === 0) {
     return {
       field: `${t.at}.port`,
       reason: "BackendNotFound",
@@ -213,7 +221,7 @@ function resolveComposite(ctx: BackendContext, t: Target): Resolution {
     };
   }
   const id = `CompositeBackend/${t.namespace}/${t.name}${t.port === undefined ? "" : `:${t.port}`}`;
-  return register(
+  const resolved = register(
     ctx,
     () => ({
       id,
@@ -223,6 +231,9 @@ function resolveComposite(ctx: BackendContext, t: Target): Resolution {
     }),
     id,
   );
+  // A cluster whose target lacks the port is a member that adds nothing here: say which, and why.
+  const gaps = missing.filter((m) => !contributing.has(m.cluster));
+  return gaps.length > 0 ? { ...resolved, missing: gaps, from: [...contributing] } : resolved;
 }
 
 /**
@@ -271,6 +282,8 @@ function resolveXBackend(ctx: BackendContext, t: Target): Resolution {
 
 const RESOLVERS: Record<string, (ctx: BackendContext, t: Target) => Resolution> = {
   "/Service": resolveService,
+  // The CompositeBackend proposal's own route names the kind without a group.
+  "/CompositeBackend": resolveComposite,
   [`${MCS_GROUP}/ServiceImport`]: resolveServiceImport,
   [`${GATEWAY_GROUP}/CompositeBackend`]: resolveComposite,
   [`${X_GROUP}/CompositeBackend`]: resolveComposite,
@@ -279,9 +292,11 @@ const RESOLVERS: Record<string, (ctx: BackendContext, t: Target) => Resolution> 
 
 function resolveRef(ctx: BackendContext, scope: RouteScope, ref: Record<string, unknown>, at: string): Resolution {
   const { route } = scope;
-  const group = typeof ref.group === "string" ? ref.group : "";
+  const written = typeof ref.group === "string" ? ref.group : "";
   const kind = typeof ref.kind === "string" ? ref.kind : "Service";
-  const resolver = RESOLVERS[`${group}/${kind}`];
+  const resolver = RESOLVERS[`${written}/${kind}`];
+  // A CompositeBackend named without a group (as the proposal writes it) is the Gateway API group's.
+  const group = kind === "CompositeBackend" && written === "" ? GATEWAY_GROUP : written;
   if (!resolver) {
     const supported = "Service, multicluster.x-k8s.io/ServiceImport, CompositeBackend, gateway.networking.x-k8s.io/XBackend";
     return {
@@ -365,7 +380,7 @@ export function resolveBackendRefs(
     }
     result.refs.push({ weight, backend: resolved.backend, filters });
     if (resolved.missing) {
-      const serving = scope.clusters.filter((c) => !resolved.missing?.some((m) => m.cluster === c));
+      const serving = resolved.from ?? scope.clusters.filter((c) => !resolved.missing?.some((m) => m.cluster === c));
       const gaps = resolved.missing.map((m) => `in cluster ${m.cluster}: ${m.why}`).join("; ");
       result.partial.push({
         field: `${here}.name`,

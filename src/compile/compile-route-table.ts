@@ -21,6 +21,9 @@ import type { EdgeConfig } from "./edge-config";
 import { compileGateways, gatewayStatuses, isServed } from "./gateways";
 import { buildHostIndex, type IndexedAttachment } from "./host-index";
 import { compileHTTPRoutes, type RouteDraft } from "./http-routes";
+import { X_GROUP } from "./api-groups";
+import { readableObjects } from "./kinds";
+import { isReferencePermitted } from "./reference-grant";
 import { ResourceIndex } from "./resource-index";
 import { backendKey, BackendPolicies } from "./backend-policies";
 import { XBackends } from "./xbackends";
@@ -33,22 +36,7 @@ export interface CompileResult {
   statuses: ResourceStatus[];
 }
 
-/** Kinds the compiler reads; anything else in a cluster folder is reported once and ignored. */
-const KNOWN_KINDS = new Set([
-  "Gateway",
-  "GatewayClass",
-  "HTTPRoute",
-  "ReferenceGrant",
-  "Service",
-  "EndpointSlice",
-  "Namespace",
-  "CompositeBackend",
-  "XBackend",
-  "ServiceExport",
-  "ServiceImport",
-  "BackendLBPolicy",
-  "XBackendTrafficPolicy",
-]);
+const where = (m: Manifest) => `${m.file}:${m.line}`;
 
 /**
  * What a backend gets beside its endpoints: the edge settings' health check (the defaults, with its
@@ -112,21 +100,29 @@ function emitRoute(draft: RouteDraft, clusterOrder: number, rules: CompiledRule[
 export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[]): Promise<CompileResult> {
   const diagnostics = new Diagnostics();
   const clusterOrder = new Map(edge.clusters.map((c, i) => [c.name, i]));
-  const index = new ResourceIndex(manifests.filter((m) => clusterOrder.has(m.cluster)));
-  for (const d of index.duplicates)
+  const { read } = readableObjects(
+    manifests.filter((m) => clusterOrder.has(m.cluster)),
+    diagnostics,
+  );
+  const index = new ResourceIndex(read);
+  for (const { duplicate: d, first } of index.duplicates)
     diagnostics.warn(
       d,
       undefined,
       "Duplicate",
-      `another ${d.kind} ${d.metadata.namespace}/${d.metadata.name} in cluster ${d.cluster} came first; this one is ignored`,
+      `${d.kind} ${d.metadata.namespace}/${d.metadata.name} is defined twice in cluster ${d.cluster}: ${where(first)} came first, so this one (${where(d)}) is ignored`,
     );
-  for (const m of manifests)
-    if (!KNOWN_KINDS.has(m.kind)) diagnostics.add("info", m, undefined, "Ignored", `kind ${m.kind} is not read by kedge`);
 
   const listeners = compileGateways(index, edge.gatewayClassName, clusterOrder, diagnostics);
   const statuses: ResourceStatus[] = [];
   const backends = new Map<string, CompiledBackend>();
-  const xbackends = new XBackends(index.all("XBackend"), edge.egress, diagnostics);
+  const secretGrant = (xb: Manifest, namespace: string, name: string) =>
+    isReferencePermitted(index, {
+      cluster: xb.cluster,
+      from: { group: X_GROUP, kind: "XBackend", namespace: xb.metadata.namespace },
+      to: { group: "", kind: "Secret", namespace, name },
+    });
+  const xbackends = new XBackends(index.all("XBackend"), edge.egress, secretGrant, diagnostics);
   const composites = new CompositeBackends(index, xbackends, diagnostics);
   const policies = new BackendPolicies(index, composites, diagnostics);
   const routes = compileHTTPRoutes(

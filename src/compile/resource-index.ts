@@ -1,4 +1,8 @@
-/** @module Looks up the objects of all clusters by cluster, kind, namespace and name. */
+/**
+ * @module Looks up the objects kedge reads, of all clusters, by cluster, kind, namespace and name. Only
+ * objects of the groups kedge reads each kind from are indexed (see kinds.ts), so a kind names one object
+ * type: an Istio Gateway never shadows a Gateway API Gateway.
+ */
 import type { Manifest } from "../gateway-api/manifest";
 
 const key = (cluster: string, kind: string, namespace: string, name: string) => `${cluster}\u0000${kind}\u0000${namespace}\u0000${name}`;
@@ -6,14 +10,15 @@ const key = (cluster: string, kind: string, namespace: string, name: string) => 
 export class ResourceIndex {
   private readonly byKey = new Map<string, Manifest>();
   private readonly byKind = new Map<string, Manifest[]>();
-  /** Objects that share cluster/kind/namespace/name with an earlier one (the earlier one wins). */
-  readonly duplicates: Manifest[] = [];
+  /** Objects that share cluster/kind/namespace/name with an earlier one (the earlier one wins), with it. */
+  readonly duplicates: { duplicate: Manifest; first: Manifest }[] = [];
 
   constructor(manifests: Manifest[]) {
     for (const m of manifests) {
       const k = key(m.cluster, m.kind, m.metadata.namespace, m.metadata.name);
-      if (this.byKey.has(k)) {
-        this.duplicates.push(m);
+      const first = this.byKey.get(k);
+      if (first) {
+        this.duplicates.push({ duplicate: m, first });
         continue;
       }
       this.byKey.set(k, m);

@@ -5,8 +5,7 @@
  * is either usable at the edge or rejected with a condition that says why. Never silent.
  */
 import { hostnameMatches, hostnameProblem, isIpLiteral, isLocalhost } from "../gateway-api/hostname";
-import { apiGroup, isJsonObject, type Manifest } from "../gateway-api/manifest";
-import { X_GROUP } from "./api-groups";
+import { isJsonObject, type Manifest } from "../gateway-api/manifest";
 import type { Condition, Diagnostics, ResourceStatus } from "./diagnostics";
 import { objectRef } from "./diagnostics";
 import type { CompiledEndpoint } from "../table/route-table";
@@ -60,7 +59,11 @@ function checkHostname(raw: unknown, egress: EgressSettings): FieldProblem | str
   if (typeof raw !== "string" || raw === "") return { field, reason: "UnsupportedValue", message: "hostname is required" };
   const host = raw.toLowerCase();
   if (isIpLiteral(host) || CLUSTER_INTERNAL.some((suffix) => host === suffix.slice(1) || host.endsWith(suffix))) {
-    return { field, reason: "UnsupportedValue", message: `hostname ${raw} must not be an IP address or end with .cluster.local` };
+    const read =
+      isIpLiteral(host) && !/^[\d.]+$|:/.test(host)
+        ? ` (a URL parser reads it as the IP address ${new URL(`http://${host}/`).hostname})`
+        : "";
+    return { field, reason: "UnsupportedValue", message: `hostname ${raw} must not be an IP address or end with .cluster.local${read}` };
   }
   const problem = hostnameProblem(host, false);
   if (problem) return { field, reason: "UnsupportedValue", message: `hostname ${raw} ${problem}` };
@@ -81,11 +84,15 @@ function checkHostname(raw: unknown, egress: EgressSettings): FieldProblem | str
   return host;
 }
 
+/** Whether a ReferenceGrant lets the XBackend use a Secret of another namespace (its own cluster's grants). */
+export type SecretGrant = (xb: Manifest, secretNamespace: string, secretName: string) => boolean;
+
 function checkTls(
   xb: Manifest,
   raw: unknown,
   hostname: string,
   egress: EgressSettings,
+  granted: SecretGrant,
 ): FieldProblem | Pick<ExternalTarget, "scheme" | "mtlsBinding"> {
   if (raw === undefined) return { scheme: "http" };
   const at = "spec.tls";
@@ -146,6 +153,14 @@ function checkTls(
     };
   }
   const namespace = typeof ref.namespace === "string" ? ref.namespace : xb.metadata.namespace;
+  // Presenting another namespace's client certificate takes its owner's consent, as any cross-namespace reference.
+  if (namespace !== xb.metadata.namespace && !granted(xb, namespace, ref.name)) {
+    return {
+      field: `${at}.clientCertificateRef.namespace`,
+      reason: "RefNotPermitted",
+      message: `no ReferenceGrant in namespace ${namespace} allows XBackends of ${xb.metadata.namespace} to use Secret ${ref.name}`,
+    };
+  }
   const binding = egress.clientCertificates[`${namespace}/${ref.name}`];
   if (!binding) {
     return {
@@ -158,7 +173,7 @@ function checkTls(
 }
 
 /** Validates one XBackend object. */
-export function compileXBackend(xb: Manifest, egress: EgressSettings): XBackendResult {
+export function compileXBackend(xb: Manifest, egress: EgressSettings, granted: SecretGrant = () => false): XBackendResult {
   const fail = (problem: FieldProblem): XBackendResult => ({ ok: false, problem });
   const { spec } = xb;
   if (spec.type !== "ExternalHostname") {
@@ -168,9 +183,11 @@ export function compileXBackend(xb: Manifest, egress: EgressSettings): XBackendR
       message: `type ${String(spec.type)} is not supported; use ExternalHostname`,
     });
   }
-  const port = isJsonObject(spec.port) ? spec.port.port : undefined;
+  // The PR's shape is `port: {port}`; its later revision names the field `number`.
+  const portField = isJsonObject(spec.port) && spec.port.number !== undefined ? "number" : "port";
+  const port = isJsonObject(spec.port) ? spec.port[portField] : undefined;
   if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535) {
-    return fail({ field: "spec.port.port", reason: "UnsupportedValue", message: "port must be {port: 1-65535}" });
+    return fail({ field: `spec.port.${portField}`, reason: "UnsupportedValue", message: `port must be {${portField}: 1-65535}` });
   }
   const protocol = spec.protocol ?? "HTTP";
   if (typeof protocol !== "string" || !HONOURED_PROTOCOLS.has(protocol)) {
@@ -188,7 +205,7 @@ export function compileXBackend(xb: Manifest, egress: EgressSettings): XBackendR
   const ext = isJsonObject(spec.externalHostname) ? spec.externalHostname : {};
   const hostname = checkHostname(ext.hostname, egress);
   if (typeof hostname !== "string") return fail(hostname);
-  const tls = checkTls(xb, spec.tls, hostname, egress);
+  const tls = checkTls(xb, spec.tls, hostname, egress, granted);
   if ("reason" in tls) return fail(tls);
   return { ok: true, target: { hostname, port, ...tls } };
 }
@@ -198,13 +215,9 @@ export class XBackends {
   private readonly results = new Map<string, XBackendResult>();
   readonly statuses: ResourceStatus[] = [];
 
-  constructor(manifests: Manifest[], egress: EgressSettings, diagnostics: Diagnostics) {
+  constructor(manifests: Manifest[], egress: EgressSettings, granted: SecretGrant, diagnostics: Diagnostics) {
     for (const xb of manifests) {
-      if (apiGroup(xb.apiVersion) !== X_GROUP) {
-        diagnostics.add("info", xb, "apiVersion", "Ignored", `XBackend is read from ${X_GROUP}, not ${xb.apiVersion}`);
-        continue;
-      }
-      const result = compileXBackend(xb, egress);
+      const result = compileXBackend(xb, egress, granted);
       this.results.set(key(xb.cluster, xb.metadata.namespace, xb.metadata.name), result);
       let accepted: Condition;
       if (result.ok) {

@@ -9,9 +9,18 @@ const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 /** `localhost` and its subdomains: the machine itself, never a cluster's endpoint. */
 export const isLocalhost = (host: string): boolean => host === "localhost" || host.endsWith(".localhost");
 
-/** True for an IPv4 or IPv6 literal (with or without brackets). */
+/**
+ * True for an IPv4 or IPv6 literal (with or without brackets), and for what a URL parser reads as an IPv4
+ * address although it is not written as one: `127.1`, `2130706433`, `0x7f000001`, `0177.0.0.1` all mean
+ * 127.0.0.1 to `fetch`.
+ */
 export function isIpLiteral(host: string): boolean {
-  return IPV4.test(host) || host.includes(":") || (host.startsWith("[") && host.endsWith("]"));
+  if (IPV4.test(host) || host.includes(":") || (host.startsWith("[") && host.endsWith("]"))) return true;
+  try {
+    return IPV4.test(new URL(`http://${host}/`).hostname);
+  } catch {
+    return false;
+  }
 }
 
 /**

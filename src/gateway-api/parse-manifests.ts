@@ -61,6 +61,21 @@ function toManifest(cluster: string, file: string, line: number, obj: JsonObject
   };
 }
 
+/**
+ * `kind: List`, or a typed list as the API server writes it (`kind: ServiceList`, `HTTPRouteList`): its
+ * items are the objects. An item without apiVersion or kind takes them from a typed list.
+ */
+function listItems(value: unknown): JsonObject[] | unknown[] | null {
+  if (!isJsonObject(value) || typeof value.kind !== "string" || !value.kind.endsWith("List") || !Array.isArray(value.items)) return null;
+  const itemKind = value.kind === "List" ? undefined : value.kind.slice(0, -"List".length);
+  if (!itemKind) return value.items;
+  return value.items.map((item) =>
+    isJsonObject(item)
+      ? { ...(typeof value.apiVersion === "string" ? { apiVersion: value.apiVersion } : {}), kind: itemKind, ...item }
+      : item,
+  );
+}
+
 /** Whether the character at `at` follows an odd run of backslashes. */
 function isEscaped(text: string, at: number): boolean {
   let backslashes = 0;
@@ -121,7 +136,7 @@ function parseJsonFile(cluster: string, file: string, text: string): ParsedFile 
     else result.manifests.push(manifest);
   };
   const start = text.slice(0, text.search(/\S|$/)).split("\n").length;
-  const items = isJsonObject(value) && value.kind === "List" && Array.isArray(value.items) ? (value.items as unknown[]) : null;
+  const items = listItems(value);
   if (items) {
     const lines = jsonListItemLines(text);
     items.forEach((item, i) => add(item, lines.length === items.length ? (lines[i] ?? start) : start));
@@ -171,10 +186,11 @@ export function parseManifestFile(cluster: string, file: string, text: string): 
       if (typeof manifest === "string") result.skipped.push({ file, line: at, message: manifest });
       else result.manifests.push(manifest);
     };
-    if (isJsonObject(value) && value.kind === "List" && Array.isArray(value.items)) {
+    const items = listItems(value);
+    if (items) {
       // kubectl get -o yaml: the items of a List are the objects, each at its own line.
       const itemsNode = doc.get("items", true);
-      value.items.forEach((item, i) => {
+      items.forEach((item, i) => {
         const node = isSeq(itemsNode) ? itemsNode.items[i] : undefined;
         add(item, isNode(node) && node.range ? lineCounter.linePos(node.range[0]).line : line);
       });

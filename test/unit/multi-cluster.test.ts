@@ -204,6 +204,11 @@ describe("XBackend", () => {
 
   it.for([
     ["10.0.0.1", "UnsupportedValue"],
+    // What a URL parser (and so fetch) reads as 127.0.0.1: never past the IP-literal rule or allowLocalhost.
+    ["127.1", "UnsupportedValue"],
+    ["2130706433", "UnsupportedValue"],
+    ["0x7f000001", "UnsupportedValue"],
+    ["0177.0.0.1", "UnsupportedValue"],
     ["2001:db8::1", "UnsupportedValue"],
     ["web.app.svc.cluster.local", "UnsupportedValue"],
     ["localhost", "RefNotPermitted"],
@@ -244,6 +249,31 @@ describe("XBackend", () => {
       edge.egress,
     );
     expect(ca).toMatchObject({ ok: false, problem: { field: "spec.tls.validation.caCertificateRefs" } });
+  });
+
+  it("says what an IP address in disguise reads as, even with allowLocalhost", ({ expect }) => {
+    const loose = { ...edge.egress, allowLocalhost: true, allowedHostnames: undefined };
+    expect(compileXBackend(xb({ externalHostname: { hostname: "0x7f000001" } }), loose)).toMatchObject({
+      ok: false,
+      problem: { message: expect.stringContaining("a URL parser reads it as the IP address 127.0.0.1") },
+    });
+  });
+
+  it("a client certificate of another namespace needs a ReferenceGrant there", ({ expect }) => {
+    const other = { ...edge.egress, clientCertificates: { "security/partner-client": "PARTNER_MTLS" } };
+    const ref = { tls: { mode: "ClientAndServer", clientCertificateRef: { name: "partner-client", namespace: "security" } } };
+    expect(compileXBackend(xb(ref), other)).toMatchObject({
+      ok: false,
+      problem: { field: "spec.tls.clientCertificateRef.namespace", reason: "RefNotPermitted" },
+    });
+    const granted = (x: Manifest, ns: string, name: string) =>
+      x.metadata.namespace === "app" && ns === "security" && name === "partner-client";
+    expect(compileXBackend(xb(ref), other, granted)).toMatchObject({ ok: true, target: { mtlsBinding: "PARTNER_MTLS" } });
+  });
+
+  it("reads the port as the PR wrote it (port.port) and as its later revision does (port.number)", ({ expect }) => {
+    expect(compileXBackend(xb({ port: { number: 8443 } }), edge.egress)).toMatchObject({ ok: true, target: { port: 8443 } });
+    expect(compileXBackend(xb({ port: { number: 0 } }), edge.egress)).toMatchObject({ ok: false, problem: { field: "spec.port.number" } });
   });
 
   it("a route reaching a rejected XBackend reports why, and a cross-namespace XBackend is not permitted", async ({ expect }) => {
