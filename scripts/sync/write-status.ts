@@ -27,10 +27,9 @@ export function writeStatusFiles(dir: string, statuses: ResourceStatus[], now = 
     const generation = s.object.generation;
     const status: Record<string, unknown> = {};
     if (s.ancestors) {
-      // XBackend names them parents/parentRef, a policy's PolicyStatus ancestors/ancestorRef.
-      const [list, ref] = s.object.kind === "XBackend" ? ["parents", "parentRef"] : ["ancestors", "ancestorRef"];
-      status[list] = s.ancestors.map((a) => ({
-        [ref]: { group: "gateway.networking.k8s.io", kind: "Gateway", ...a.ancestorRef },
+      // A policy's PolicyStatus, and an XBackend's status since the PR's review, name them ancestors.
+      status.ancestors = s.ancestors.map((a) => ({
+        ancestorRef: { group: "gateway.networking.k8s.io", kind: "Gateway", ...a.ancestorRef },
         controllerName: CONTROLLER,
         conditions: conditions(a.conditions, at, generation),
       }));
@@ -45,6 +44,8 @@ export function writeStatusFiles(dir: string, statuses: ResourceStatus[], now = 
     } else {
       status.conditions = conditions(s.conditions, at, generation);
     }
+    if (s.supportedFeatures) status.supportedFeatures = s.supportedFeatures.map((name) => ({ name }));
+    if (s.attachedListenerSets !== undefined) status.attachedListenerSets = s.attachedListenerSets;
     if (s.listeners)
       status.listeners = s.listeners.map((l) => ({
         name: l.name,

@@ -16,13 +16,16 @@ import {
 } from "../table/route-table";
 import { BackendAncestors, backendsOfRule } from "./backend-ancestors";
 import { CompositeBackends } from "./composite-backends";
-import { type Diagnostic, Diagnostics, type ResourceStatus } from "./diagnostics";
+import { type Diagnostic, Diagnostics, objectRef, type ResourceStatus } from "./diagnostics";
+import { supportedFeatures } from "./features";
 import type { EdgeConfig } from "./edge-config";
 import { compileGateways, gatewayStatuses, isServed } from "./gateways";
 import { buildHostIndex, type IndexedAttachment } from "./host-index";
 import { compileHTTPRoutes, type RouteDraft } from "./http-routes";
 import { X_GROUP } from "./api-groups";
 import { readableObjects } from "./kinds";
+import { reportUnservedRoutes } from "./unserved-routes";
+import { compileListenerSets, listenerSetStatuses } from "./listener-sets";
 import { isReferencePermitted } from "./reference-grant";
 import { ResourceIndex } from "./resource-index";
 import { backendKey, BackendPolicies } from "./backend-policies";
@@ -113,7 +116,9 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
       `${d.kind} ${d.metadata.namespace}/${d.metadata.name} is defined twice in cluster ${d.cluster}: ${where(first)} came first, so this one (${where(d)}) is ignored`,
     );
 
-  const listeners = compileGateways(index, edge.gatewayClassName, clusterOrder, diagnostics);
+  const ownListeners = compileGateways(index, edge.gatewayClassName, clusterOrder, diagnostics);
+  const sets = compileListenerSets(index, ownListeners, clusterOrder, diagnostics);
+  const listeners = [...ownListeners, ...sets.listeners];
   const statuses: ResourceStatus[] = [];
   const backends = new Map<string, CompiledBackend>();
   const secretGrant = (xb: Manifest, namespace: string, name: string) =>
@@ -132,7 +137,18 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
     diagnostics,
     statuses,
   );
-  statuses.unshift(...gatewayStatuses(listeners));
+  statuses.unshift(...gatewayStatuses(listeners), ...listenerSetStatuses(listeners, sets.rejected));
+  statuses.push(...reportUnservedRoutes(index, listeners, diagnostics));
+  // The served class, as its controller reports it: accepted, with the features it supports.
+  for (const gatewayClass of index.all("GatewayClass").filter((c) => c.metadata.name === edge.gatewayClassName))
+    statuses.push({
+      object: objectRef(gatewayClass),
+      conditions: [
+        { type: "Accepted", status: "True", reason: "Accepted", message: "served by kedge at the edge" },
+        { type: "SupportedVersion", status: "True", reason: "SupportedVersion", message: "" },
+      ],
+      supportedFeatures: supportedFeatures(),
+    });
   statuses.push(...composites.statuses, ...xbackends.statuses, ...policies.statuses);
   const ancestors = new BackendAncestors(routes, backends, composites);
   const usedThrough = (status: ResourceStatus, keys: string[]) => {

@@ -37,8 +37,10 @@ export interface Condition {
   message: string;
 }
 
-/** A route's parentRef, as its status names it. */
+/** A route's parentRef, as its status names it (a Gateway unless `kind` says otherwise). */
 export interface ParentRefView {
+  group?: string;
+  kind?: string;
   namespace: string;
   name: string;
   sectionName?: string;
@@ -55,8 +57,12 @@ export interface ResourceStatus {
   conditions: Condition[];
   /** HTTPRoute: one entry per parentRef. */
   parents?: { parentRef: ParentRefView; conditions: Condition[] }[];
-  /** Gateway: one entry per listener. */
+  /** Gateway and ListenerSet: one entry per listener. */
   listeners?: { name: string; attachedRoutes: number; conditions: Condition[] }[];
+  /** Gateway: how many ListenerSets attached listeners to it. */
+  attachedListenerSets?: number;
+  /** GatewayClass: the features the controller supports, in upstream's vocabulary. */
+  supportedFeatures?: string[];
   /**
    * XBackend and backend policies: the Gateways of its cluster it is used through, each with the
    * object's conditions (written as XBackend `status.parents`, PolicyStatus `ancestors`).

@@ -22,6 +22,8 @@ export interface EdgeListener {
   clusters: string[];
   /** Every identical copy (one per cluster), each of which gets the status. */
   copies: Manifest[];
+  /** The ListenerSet that defines this listener (its copies), when it is not the Gateway's own. */
+  listenerSet?: Manifest[];
   name: string;
   protocol: Protocol;
   port: number;
@@ -39,20 +41,33 @@ const bad = (type: string, reason: string, message: string): Condition => ({ typ
 
 const GATEWAY_GROUP = "gateway.networking.k8s.io";
 
-function compileListener(index: ResourceIndex, copies: Manifest[], raw: unknown, i: number, diagnostics: Diagnostics): EdgeListener | null {
+/**
+ * One listener of a Gateway (its copies), or of a ListenerSet attached to it (`set`, its copies): the
+ * set's listeners take routes as the set's own, in the set's namespace.
+ */
+export function compileListener(
+  index: ResourceIndex,
+  copies: Manifest[],
+  raw: unknown,
+  i: number,
+  diagnostics: Diagnostics,
+  set?: Manifest[],
+): EdgeListener | null {
   const gateway = copies[0]!;
+  const owner = set?.[0] ?? gateway;
   const at = `spec.listeners[${i}]`;
   if (!isJsonObject(raw) || typeof raw.name !== "string") {
-    diagnostics.error(gateway, at, "UnsupportedValue", "listener needs a name");
+    diagnostics.error(owner, at, "UnsupportedValue", "listener needs a name");
     return null;
   }
-  const { namespace, name: gatewayName } = gateway.metadata;
+  const { namespace, name: ownerName } = owner.metadata;
   const clusters = copies.map((c) => c.cluster);
   const listener: EdgeListener = {
-    id: `${clusters.join(",")}/${namespace}/${gatewayName}/${raw.name}`,
+    id: `${clusters.join(",")}/${namespace}/${ownerName}/${raw.name}`,
     gateway,
     clusters,
     copies,
+    ...(set ? { listenerSet: set } : {}),
     name: raw.name,
     protocol: "HTTP",
     port: typeof raw.port === "number" ? raw.port : 0,
@@ -62,7 +77,7 @@ function compileListener(index: ResourceIndex, copies: Manifest[], raw: unknown,
     conditions: [],
   };
   const reject = (reason: string, message: string, field: string) => {
-    diagnostics.error(gateway, `${at}.${field}`, reason, `listener ${raw.name}: ${message}`);
+    diagnostics.error(owner, `${at}.${field}`, reason, `listener ${raw.name}: ${message}`);
     listener.conditions.push(bad("Accepted", reason, message), bad("Programmed", "Invalid", message));
     return listener;
   };
@@ -97,7 +112,7 @@ function compileListener(index: ResourceIndex, copies: Manifest[], raw: unknown,
       const names = unsupported.map((k) => String(k.kind)).join(", ");
       listener.conditions.push(bad("ResolvedRefs", "InvalidRouteKinds", `route kinds ${names} are not supported; HTTPRoute is`));
       diagnostics.warn(
-        gateway,
+        owner,
         `${at}.allowedRoutes.kinds`,
         "InvalidRouteKinds",
         `listener ${raw.name}: route kinds ${names} are not supported`,
@@ -170,11 +185,18 @@ export function compileGateways(
   return listeners;
 }
 
-/** The status block of each served Gateway, one per copy (a merged Gateway's copies all get the same). */
+/**
+ * The status block of each served Gateway, one per copy (a merged Gateway's copies all get the same): its
+ * own listeners, and how many ListenerSets attached listeners to it.
+ */
 export function gatewayStatuses(listeners: EdgeListener[]): ResourceStatus[] {
   const byGateway = new Map<Manifest, EdgeListener[]>();
-  for (const l of listeners) byGateway.set(l.gateway, [...(byGateway.get(l.gateway) ?? []), l]);
-  return [...byGateway.values()].flatMap((ls) => {
+  const sets = new Map<Manifest, Set<Manifest>>();
+  for (const l of listeners) {
+    if (l.listenerSet) sets.set(l.gateway, (sets.get(l.gateway) ?? new Set()).add(l.listenerSet[0]!));
+    else byGateway.set(l.gateway, [...(byGateway.get(l.gateway) ?? []), l]);
+  }
+  return [...byGateway.entries()].flatMap(([gateway, ls]) => {
     const served = ls.filter(isServed).length;
     const copies = ls[0]!.copies;
     const across = copies.length > 1 ? `; one Gateway across clusters ${copies.map((c) => c.cluster).join(", ")}` : "";
@@ -183,10 +205,12 @@ export function gatewayStatuses(listeners: EdgeListener[]): ResourceStatus[] {
         ? [ok("Accepted", "Accepted", `${served} of ${ls.length} listeners served${across}`), ok("Programmed", "Programmed")]
         : [bad("Accepted", "ListenersNotValid", "no listener can be served"), bad("Programmed", "Invalid", "no listener can be served")];
     const listenerStatus = ls.map((l) => ({ name: l.name, attachedRoutes: l.attachedRoutes, conditions: l.conditions }));
+    const attachedListenerSets = sets.get(gateway)?.size;
     return copies.map((copy) => ({
       object: objectRef(copy),
       conditions,
       listeners: listenerStatus,
+      ...(attachedListenerSets ? { attachedListenerSets } : {}),
       ...(copies.length > 1 ? { aggregate: { clusters: copies.map((c) => c.cluster) } } : {}),
     }));
   });

@@ -13,6 +13,7 @@ import { type BackendContext, filterContext, resolveBackendRefs, type RouteScope
 import { type Condition, type Diagnostics, objectRef, type ParentRefView, type ResourceStatus } from "./diagnostics";
 import { compileFilters } from "./filters";
 import { type EdgeListener, isServed } from "./gateways";
+import { isListenerSetRef } from "./listener-sets";
 import { compileMatches, type FieldProblem, isProblem, type MatchDraft } from "./route-matches";
 import { compileSession, parseSessionPersistence, sameSettings } from "./session-persistence";
 import { compileRetry } from "./retry";
@@ -217,14 +218,25 @@ function attachToParent(
   const name = String(parent.name);
   const section = typeof parent.sectionName === "string" ? parent.sectionName : undefined;
   const port = typeof parent.port === "number" ? parent.port : undefined;
-  const parentRef: ParentRefView = { namespace, name, sectionName: section, port };
-  const ofGateway = listeners.filter(
-    (l) => l.clusters.includes(route.cluster) && l.gateway.metadata.namespace === namespace && l.gateway.metadata.name === name,
-  );
-  if (ofGateway.length === 0) return null; // not a Gateway this edge serves
+  const toSet = isListenerSetRef(parent.group, parent.kind);
+  const parentRef: ParentRefView = {
+    ...(toSet ? { group: String(parent.group ?? GATEWAY_GROUP), kind: String(parent.kind) } : {}),
+    namespace,
+    name,
+    sectionName: section,
+    port,
+  };
+  // A Gateway's own listeners, or a ListenerSet's: a route names one or the other as its parent.
+  const owner = (l: EdgeListener) => (toSet ? l.listenerSet?.[0] : l.listenerSet ? undefined : l.gateway);
+  const ofGateway = listeners.filter((l) => {
+    const o = owner(l);
+    return o !== undefined && l.clusters.includes(route.cluster) && o.metadata.namespace === namespace && o.metadata.name === name;
+  });
+  if (ofGateway.length === 0) return null; // not a Gateway (or ListenerSet) this edge serves
   const named = ofGateway.filter(
     (l) => isServed(l) && (section === undefined || l.name === section) && (port === undefined || l.port === port),
   );
+  const parentName = `${toSet ? "ListenerSet" : "Gateway"} ${namespace}/${name}`;
   if (named.length === 0) {
     return {
       parentRef,
@@ -232,7 +244,7 @@ function attachToParent(
       condition: bad(
         "Accepted",
         "NoMatchingParent",
-        `Gateway ${namespace}/${name} has no served listener${section ? ` named ${section}` : ""}${port ? ` on port ${port}` : ""}`,
+        `${parentName} has no served listener${section ? ` named ${section}` : ""}${port ? ` on port ${port}` : ""}`,
       ),
     };
   }
@@ -244,7 +256,7 @@ function attachToParent(
       condition: bad(
         "Accepted",
         "NotAllowedByListeners",
-        `listeners of Gateway ${namespace}/${name} do not allow HTTPRoutes from namespace ${route.metadata.namespace}`,
+        `listeners of ${parentName} do not allow HTTPRoutes from namespace ${route.metadata.namespace}`,
       ),
     };
   }
@@ -256,21 +268,19 @@ function attachToParent(
     return {
       parentRef,
       attachments,
-      condition: bad(
-        "Accepted",
-        "NoMatchingListenerHostname",
-        `no route hostname intersects a listener hostname of Gateway ${namespace}/${name}`,
-      ),
+      condition: bad("Accepted", "NoMatchingListenerHostname", `no route hostname intersects a listener hostname of ${parentName}`),
     };
   }
   return { parentRef, attachments, condition: ok("Accepted", "Accepted") };
 }
 
-/** Gateway parentRefs of a route (other kinds of parent are not this edge's). */
+/** Gateway and ListenerSet parentRefs of a route (other kinds of parent are not this edge's). */
 function gatewayParents(route: Manifest): Record<string, unknown>[] {
   return (Array.isArray(route.spec.parentRefs) ? route.spec.parentRefs : []).filter(
     (p): p is Record<string, unknown> =>
-      isJsonObject(p) && typeof p.name === "string" && (p.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (p.kind ?? "Gateway") === "Gateway",
+      isJsonObject(p) &&
+      typeof p.name === "string" &&
+      (((p.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (p.kind ?? "Gateway") === "Gateway") || isListenerSetRef(p.group, p.kind)),
   );
 }
 

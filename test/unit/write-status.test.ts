@@ -23,6 +23,7 @@ interface StatusDocument {
   status: Conditioned & {
     listeners: (Conditioned & { name: string; attachedRoutes: number })[];
     parents: (Conditioned & { parentRef: Record<string, string>; controllerName: string })[];
+    ancestors: (Conditioned & { ancestorRef: Record<string, string>; controllerName: string })[];
   };
 }
 
@@ -71,19 +72,19 @@ describe("writeStatusFiles", () => {
       expect.objectContaining({ type: "Accepted", status: "True", observedGeneration: 7 }),
     );
 
-    // XBackend: one entry per Gateway it is used through (status.parents), not top-level conditions.
+    // XBackend: one entry per Gateway it is used through (status.ancestors, as the PR's review settled), not top-level conditions.
     const xbackend = read("xbackend-shop-partner.yaml");
     expect(xbackend.apiVersion).toBe("gateway.networking.x-k8s.io/v1alpha1");
-    expect(xbackend.status.parents).toEqual([
+    expect(xbackend.status.ancestors).toEqual([
       {
-        parentRef: { group: "gateway.networking.k8s.io", kind: "Gateway", namespace: "shop", name: "gw" },
+        ancestorRef: { group: "gateway.networking.k8s.io", kind: "Gateway", namespace: "shop", name: "gw" },
         controllerName: "kedge.dev/edge",
         conditions: [expect.objectContaining({ type: "Accepted", status: "True" })],
       },
     ]);
     expect(xbackend.status).not.toHaveProperty("conditions");
     // Written by hand, without a generation: nothing to claim to have observed.
-    expect(xbackend.status.parents[0]!.conditions[0]).not.toHaveProperty("observedGeneration");
+    expect(xbackend.status.ancestors[0]!.conditions[0]).not.toHaveProperty("observedGeneration");
   });
 
   it("writes a backend policy's PolicyStatus: one ancestor per Gateway of its cluster its targets are used through", async () => {
@@ -166,7 +167,7 @@ spec: { type: ExternalHostname, externalHostname: { hostname: api.partner.exampl
     expect(policyStatus("shared-sticky").status.ancestors).toEqual([ancestor("beta")]);
     // An XBackend reached through the aggregate is used through the same Gateway.
     const ext = parse(readFileSync(join(dir, "c1", "xbackend-shop-ext.yaml"), "utf8")) as StatusDocument;
-    expect(ext.status.parents.map((p) => p.parentRef.name)).toEqual(["beta"]);
+    expect(ext.status.ancestors.map((p) => p.ancestorRef.name)).toEqual(["beta"]);
 
     // Its target is used by no route: no Gateway to name, and the verdict stays readable.
 
