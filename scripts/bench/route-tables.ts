@@ -74,6 +74,7 @@ export function benchEdge(clusters: number): EdgeConfig {
     })),
     egress: { allowLocalhost: false, clientCertificates: {} },
     sessions: { sameSite: "Strict" },
+    acknowledgedPolicies: [],
   };
 }
 

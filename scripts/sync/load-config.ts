@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, stat
 import { join, relative } from "node:path";
 import { parse, YAMLError } from "yaml";
 import { EdgeConfigError, type EdgeConfig, parseEdgeConfig } from "../../src/compile/edge-config";
+import { fileLocator } from "../../src/gateway-api/locate";
 import type { Manifest } from "../../src/gateway-api/manifest";
 import { ManifestSyntaxError, parseManifestFile, type SkippedDocument } from "../../src/gateway-api/parse-manifests";
 import { UserError } from "./user-error";
@@ -59,8 +60,9 @@ export function loadConfig(configDir: string): LoadedConfig {
   if (!existsSync(edgeFile))
     throw new UserError(`${edgeFile} is missing`, "create it with apiVersion kedge.dev/v1alpha1, kind EdgeConfig (see README)");
   let document: unknown;
+  const edgeText = readFileSync(edgeFile, "utf8");
   try {
-    document = parse(readFileSync(edgeFile, "utf8"), { prettyErrors: true });
+    document = parse(edgeText, { prettyErrors: true });
   } catch (error) {
     // A YAMLError, or the alias-expansion guard's error for a "billion laughs" file.
     const pos = error instanceof YAMLError ? error.linePos?.[0] : undefined;
@@ -72,7 +74,7 @@ export function loadConfig(configDir: string): LoadedConfig {
   }
   let edge: EdgeConfig;
   try {
-    edge = parseEdgeConfig(document, edgeFile);
+    edge = parseEdgeConfig(document, edgeFile, fileLocator(edgeText)(0));
   } catch (error) {
     if (error instanceof EdgeConfigError) throw new UserError(error.message, "fix the edge settings file (see README: config format)");
     throw error;

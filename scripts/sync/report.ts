@@ -4,7 +4,8 @@ import type { RouteTable } from "../../src/table/route-table";
 import type { SkippedDocument } from "../../src/gateway-api/parse-manifests";
 
 const objectName = (o: ObjectRef) => `${o.kind} ${o.namespace}/${o.name}`;
-const where = (o: ObjectRef) => (o.file ? ` (${o.file}${o.line ? `:${o.line}` : ""})` : "");
+const where = (o: ObjectRef, at?: Diagnostic["position"]) =>
+  o.file ? ` (${o.file}${at ? `:${at.line}:${at.col}` : o.line ? `:${o.line}` : ""})` : "";
 const conditionText = (c: Condition) => `${c.type}=${c.status}${c.status === "True" && c.reason === c.type ? "" : ` ${c.reason}`}`;
 const SYMBOL = { error: "✗", warning: "!", info: "·" } as const;
 export const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
@@ -47,7 +48,7 @@ export function formatReport(input: ReportInput): string {
     }
     for (const d of diagnostics) {
       lines.push(
-        `  ${SYMBOL[d.severity]} ${objectName(d.object)}${d.field ? ` ${d.field}` : ""}: ${d.reason}: ${d.message}${where(d.object)}`,
+        `  ${SYMBOL[d.severity]} ${objectName(d.object)}${d.field ? ` ${d.field}` : ""}: ${d.reason}: ${d.message}${where(d.object, d.position)}`,
       );
     }
   }

@@ -28,6 +28,7 @@ import { reportUnservedRoutes } from "./unserved-routes";
 import { compileListenerSets, listenerSetStatuses } from "./listener-sets";
 import { isReferencePermitted } from "./reference-grant";
 import { ResourceIndex } from "./resource-index";
+import { validateObjects } from "./schema/validate-objects";
 import { backendKey, BackendPolicies } from "./backend-policies";
 import { XBackends } from "./xbackends";
 
@@ -107,7 +108,8 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
     manifests.filter((m) => clusterOrder.has(m.cluster)),
     diagnostics,
   );
-  const index = new ResourceIndex(read);
+  const checked = validateObjects(read, diagnostics);
+  const index = new ResourceIndex(checked.valid);
   for (const { duplicate: d, first } of index.duplicates)
     diagnostics.warn(
       d,
@@ -138,7 +140,7 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
     statuses,
   );
   statuses.unshift(...gatewayStatuses(listeners), ...listenerSetStatuses(listeners, sets.rejected));
-  statuses.push(...reportUnservedRoutes(index, listeners, diagnostics));
+  statuses.push(...checked.statuses, ...reportUnservedRoutes(index, listeners, diagnostics));
   // The served class, as its controller reports it: accepted, with the features it supports.
   for (const gatewayClass of index.all("GatewayClass").filter((c) => c.metadata.name === edge.gatewayClassName))
     statuses.push({

@@ -2,6 +2,7 @@
  * @module Diagnostics: what the compiler says about each resource, in Gateway API terms.
  * Compile never throws on a user mistake; it records one of these and compiles the rest.
  */
+import { fieldSegments, type Position } from "../gateway-api/locate";
 import type { Manifest } from "../gateway-api/manifest";
 
 export type Severity = "error" | "warning" | "info";
@@ -28,6 +29,8 @@ export interface Diagnostic {
   /** The Gateway API reason (BackendNotFound, UnsupportedValue ...) or a kedge one. */
   reason: string;
   message: string;
+  /** Where `field` is in the object's file, when the file holds it (a defaulted field has no place). */
+  position?: Position;
 }
 
 export interface Condition {
@@ -95,7 +98,8 @@ export class Diagnostics {
 
   add(severity: Severity, m: Manifest | ObjectRef, field: string | undefined, reason: string, message: string): void {
     const object = "metadata" in m ? objectRef(m) : m;
-    this.items.push({ severity, object, field, reason, message });
+    const position = field && "locate" in m && m.locate ? m.locate(fieldSegments(field)) : undefined;
+    this.items.push({ severity, object, field, reason, message, ...(position ? { position } : {}) });
   }
   error(m: Manifest | ObjectRef, field: string | undefined, reason: string, message: string): void {
     this.add("error", m, field, reason, message);

@@ -2,10 +2,13 @@
  * @module The edge settings file (`config/kedge.yaml`, kind EdgeConfig): which gatewayClassName this
  * edge serves and which clusters it balances across. A wrong edge file stops the sync (exit 2).
  */
+import type { Locate } from "../gateway-api/locate";
 import { isJsonObject } from "../gateway-api/manifest";
 import { hostnameProblem } from "../gateway-api/hostname";
 import { parseDuration } from "../gateway-api/duration";
 import type { ClusterLocality, CompiledHealthCheck, SameSite } from "../table/route-table";
+import { EDGE_CONFIG_SCHEMA } from "./schema/edge-config-schema";
+import { fieldPathText, type SchemaProblem, validate } from "./schema/schema";
 
 export type { ClusterLocality };
 
@@ -58,6 +61,16 @@ export interface EdgeConfig {
   healthChecks?: HealthCheckSettings;
   /** Absent: every ready endpoint of every cluster shares traffic by weight, wherever the request comes from. */
   locality?: LocalitySettings;
+  /** Other implementations' policies this edge does not enforce, acknowledged on purpose (no error for them). */
+  acknowledgedPolicies: AcknowledgedPolicy[];
+}
+
+/** A policy kind (and optionally namespace and name) whose not being enforced at the edge is accepted. */
+export interface AcknowledgedPolicy {
+  group: string;
+  kind: string;
+  namespace?: string;
+  name?: string;
 }
 
 /** The edge settings cannot be used; the message says which field and how to fix it. */
@@ -225,9 +238,27 @@ function parseHealthChecks(raw: unknown, at: string): HealthCheckSettings | unde
   return { defaults, overrides, maxEndpointsPerRun: max as number };
 }
 
-/** Validates the parsed edge settings document. */
-export function parseEdgeConfig(raw: unknown, file: string): EdgeConfig {
+/** Every problem the schema finds, one line each (`file:line:col field: problem`), or null. */
+function schemaProblems(raw: unknown, file: string, locate?: Locate): string | null {
+  const problems: SchemaProblem[] = [];
+  validate(raw, EDGE_CONFIG_SCHEMA, [], problems);
+  if (problems.length === 0) return null;
+  const lines = problems.map((p) => {
+    const at = locate?.(p.path);
+    const field = fieldPathText(p.path) || "(the document)";
+    return `  ${file}${at ? `:${at.line}:${at.col}` : ""}: ${field}: ${p.message}`;
+  });
+  return `${file}: ${problems.length} problem${problems.length === 1 ? "" : "s"}:\n${lines.join("\n")}`;
+}
+
+/**
+ * Validates the parsed edge settings document: first against its schema, every problem at once (with
+ * `locate`, each with its line and column), then what the schema cannot say (a cluster listed twice...).
+ */
+export function parseEdgeConfig(raw: unknown, file: string, locate?: Locate): EdgeConfig {
   if (!isJsonObject(raw)) throw new EdgeConfigError(`${file}: must be a YAML mapping`);
+  const problems = schemaProblems(raw, file, locate);
+  if (problems) throw new EdgeConfigError(problems);
   if (raw.apiVersion !== EDGE_API_VERSION || raw.kind !== "EdgeConfig") {
     throw new EdgeConfigError(`${file}: expected apiVersion ${EDGE_API_VERSION} and kind EdgeConfig`);
   }
@@ -275,5 +306,6 @@ export function parseEdgeConfig(raw: unknown, file: string): EdgeConfig {
     sessions: parseSessions(spec.sessions, `${file}: spec.sessions`),
     healthChecks: parseHealthChecks(spec.healthChecks, `${file}: spec.healthChecks`),
     locality,
+    acknowledgedPolicies: Array.isArray(spec.acknowledgedPolicies) ? (spec.acknowledgedPolicies as AcknowledgedPolicy[]) : [],
   };
 }

@@ -1,4 +1,5 @@
 /** @module A Kubernetes object as read from a cluster folder, with where it came from. */
+import type { Locate } from "./locate";
 
 export type JsonObject = Record<string, unknown>;
 
@@ -23,6 +24,8 @@ export interface Manifest {
   status: JsonObject;
   /** The whole object (EndpointSlice keeps its data at the top level, not under spec). */
   raw: JsonObject;
+  /** Where a field of this object is in its file; absent for objects built in code. */
+  locate?: Locate;
 }
 
 export const isJsonObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -3,6 +3,7 @@
  * `kubectl get -o yaml` prints it) into Manifests. A syntax error is fatal and names file and line.
  */
 import { isNode, isSeq, LineCounter, parseAllDocuments } from "yaml";
+import { fileLocator, type Locate } from "./locate";
 import { isJsonObject, type JsonObject, type Manifest } from "./manifest";
 
 /** A file that cannot be read as YAML/JSON: the sync stops before writing anything. */
@@ -30,7 +31,7 @@ export interface ParsedFile {
   skipped: SkippedDocument[];
 }
 
-function toManifest(cluster: string, file: string, line: number, obj: JsonObject): Manifest | string {
+function toManifest(cluster: string, file: string, line: number, obj: JsonObject, locate?: Locate): Manifest | string {
   const { apiVersion, kind, metadata } = obj;
   if (typeof apiVersion !== "string" || typeof kind !== "string") return "object has no apiVersion or kind";
   if (!isJsonObject(metadata) || metadata.name === undefined || metadata.name === null || metadata.name === "") {
@@ -58,6 +59,7 @@ function toManifest(cluster: string, file: string, line: number, obj: JsonObject
     spec: isJsonObject(obj.spec) ? obj.spec : {},
     status: isJsonObject(obj.status) ? obj.status : {},
     raw: obj,
+    ...(locate ? { locate } : {}),
   };
 }
 
@@ -130,8 +132,9 @@ function parseJsonFile(cluster: string, file: string, text: string): ParsedFile 
     return null;
   }
   const result: ParsedFile = { manifests: [], skipped: [] };
-  const add = (obj: unknown, line: number) => {
-    const manifest = isJsonObject(obj) ? toManifest(cluster, file, line, obj) : "document is not a JSON object";
+  const locator = fileLocator(text);
+  const add = (obj: unknown, line: number, item?: number) => {
+    const manifest = isJsonObject(obj) ? toManifest(cluster, file, line, obj, locator(0, item)) : "document is not a JSON object";
     if (typeof manifest === "string") result.skipped.push({ file, line, message: manifest });
     else result.manifests.push(manifest);
   };
@@ -139,7 +142,7 @@ function parseJsonFile(cluster: string, file: string, text: string): ParsedFile 
   const items = listItems(value);
   if (items) {
     const lines = jsonListItemLines(text);
-    items.forEach((item, i) => add(item, lines.length === items.length ? (lines[i] ?? start) : start));
+    items.forEach((item, i) => add(item, lines.length === items.length ? (lines[i] ?? start) : start, i));
   } else {
     add(value, start);
   }
@@ -159,7 +162,8 @@ export function parseManifestFile(cluster: string, file: string, text: string): 
   const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const list = Array.isArray(docs) ? docs : [docs];
   const result: ParsedFile = { manifests: [], skipped: [] };
-  for (const doc of list) {
+  const locator = fileLocator(text);
+  for (const [index, doc] of list.entries()) {
     const error = doc.errors[0];
     if (error) {
       const pos = lineCounter.linePos(error.pos[0]);
@@ -177,12 +181,12 @@ export function parseManifestFile(cluster: string, file: string, text: string): 
     // The object's first line, not the `---` that opens its document.
     const start = isNode(doc.contents) && doc.contents.range ? doc.contents.range[0] : doc.range[0];
     const line = lineCounter.linePos(start).line;
-    const add = (obj: unknown, at: number) => {
+    const add = (obj: unknown, at: number, item?: number) => {
       if (!isJsonObject(obj)) {
         result.skipped.push({ file, line: at, message: "document is not a YAML mapping" });
         return;
       }
-      const manifest = toManifest(cluster, file, at, obj);
+      const manifest = toManifest(cluster, file, at, obj, locator(index, item));
       if (typeof manifest === "string") result.skipped.push({ file, line: at, message: manifest });
       else result.manifests.push(manifest);
     };
@@ -192,7 +196,7 @@ export function parseManifestFile(cluster: string, file: string, text: string): 
       const itemsNode = doc.get("items", true);
       items.forEach((item, i) => {
         const node = isSeq(itemsNode) ? itemsNode.items[i] : undefined;
-        add(item, isNode(node) && node.range ? lineCounter.linePos(node.range[0]).line : line);
+        add(item, isNode(node) && node.range ? lineCounter.linePos(node.range[0]).line : line, i);
       });
     } else {
       add(value, line);

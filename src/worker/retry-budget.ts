@@ -67,7 +67,8 @@ export class RetryBudget {
     const { intervalMs, minIntervalMs, minRetries, percent } = this.budget;
     const total = this.window.sum(now, Math.ceil(intervalMs / BUCKET_MS));
     const reserve = (minRetries * intervalMs) / minIntervalMs;
-    const allowed = total.retries < reserve + (total.requests * percent) / 100;
+    // This retry must fit too: n retries are allowed while n ≤ reserve + share.
+    const allowed = total.retries + 1 <= reserve + (total.requests * percent) / 100;
     if (allowed) this.window.add(now, true);
     return allowed;
   }

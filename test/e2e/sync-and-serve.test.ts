@@ -191,7 +191,7 @@ describe("sync ▸ KV ▸ Worker ▸ origins", () => {
     const strict = await ws.sync("--strict");
     expect(strict.code).toBe(1);
     expect(strict.stdout).toMatch(/HTTPRoute shop\/bad spec\.rules\[0\]\.matches\[0\]\.path\.value: UnsupportedValue/);
-    expect(strict.stdout).toMatch(/bad-route\.yaml:1/);
+    expect(strict.stdout).toMatch(/bad-route\.yaml:6:\d+\)/);
     expect(strict.stderr).toMatch(/--strict: 1 error above; nothing written/);
     const lenient = await ws.sync("--dry-run");
     expect(lenient.code).toBe(0);

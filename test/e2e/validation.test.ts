@@ -56,7 +56,7 @@ const REJECTED: Record<string, { rule: string; field: string; reason: string; me
     rule: "{ matches: [{ path: { value: /r7 } }], timeouts: { request: 1.5s }, backendRefs: [{ name: web, port: 8080 }] }",
     field: "spec.rules[0].timeouts.request",
     reason: "UnsupportedValue",
-    message: /is not a duration/,
+    message: /must be a duration like 500ms/,
   },
   "redos-regex": {
     rule: '{ matches: [{ path: { type: RegularExpression, value: "/r8/(a+)+$" } }], backendRefs: [{ name: web, port: 8080 }] }',
@@ -128,7 +128,7 @@ describe("validation: rejected routes are reported; the rest serves", () => {
       expect(line, name).toBeDefined();
       expect(line, name).toContain(`${r.field}: ${r.reason}: `);
       expect(line, name).toMatch(r.message);
-      expect(line, name).toMatch(/the route is not served \(.*clusters\/c1\/app\.yaml:\d+\)/);
+      expect(line, name).toMatch(/the route is not served \(.*clusters\/c1\/app\.yaml:\d+:\d+\)/);
       expect(run.stdout, name).toMatch(new RegExp(`parent shop/gw: Accepted=False ${r.reason}`));
     }
     // Every rejected route, and the two dropped rules of the partly valid one.

@@ -45,7 +45,8 @@ spec:
     - matches: [{ path: { type: PathPrefix, value: /partly } }]
       backendRefs: [{ name: idle, port: 80 }]
     - matches: [{ path: { type: PathPrefix, value: /bad } }]
-      backendRefs: [{ name: idle, port: 80, weight: -1 }]
+      filters: [{ type: ExtensionRef, extensionRef: { group: example.com, kind: Auth, name: strict } }]
+      backendRefs: [{ name: idle, port: 80 }]
 `;
     const result = await compileYaml(XBACKEND_EDGE, { c1: partly });
     const lines = formatReport({ ...result, skipped: [], clusters: ["c1"] }).split("\n");

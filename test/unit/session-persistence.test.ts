@@ -195,7 +195,12 @@ spec:
       ].join("---\n"),
     });
     expect(diagnostics).toContainEqual(
-      expect.objectContaining({ severity: "error", field: "spec.retryConstraint.budget.percent", reason: "Invalid" }),
+      expect.objectContaining({
+        severity: "error",
+        field: "spec.retryConstraint.budget.percent",
+        reason: "UnsupportedValue",
+        message: "must be <= 100; the object is not served",
+      }),
     );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, inject, it } from "vitest";
-import { compileYaml } from "../support/compile-fixture";
+import { compileYaml } from "./compile";
 import { EDGE_YAML, infraRoute, infraYaml } from "../support/conformance-infra";
 import { dispatch } from "./dispatch";
 import { seedYaml } from "./seed-table";
@@ -78,6 +78,11 @@ describe("CORS filter", () => {
     const badOrigin = await compileYaml(EDGE_YAML, {
       c1: `${infraYaml(inject("originPorts"))}---${infraRoute("    - filters: [{ type: CORS, cors: { allowOrigins: ['app.example/path'] } }]\n      backendRefs: [{ name: infra-backend-v1, port: 8080 }]")}`,
     });
-    expect(badOrigin.diagnostics).toContainEqual(expect.objectContaining({ field: "spec.rules[0].filters[0].cors.allowOrigins" }));
+    expect(badOrigin.diagnostics).toContainEqual(
+      expect.objectContaining({
+        field: "spec.rules[0].filters[0].cors.allowOrigins[0]",
+        message: "must be an origin like https://app.example.com, https://*.example.com, or *; the route is not served",
+      }),
+    );
   });
 });

@@ -6,7 +6,7 @@ import { dueThisRun, inTurns, PROBE_CONCURRENCY } from "../../src/worker/health-
 import { HealthView } from "../../src/worker/health-view";
 import { RetryBudget } from "../../src/worker/retry-budget";
 import { backoffDelay } from "../../src/worker/upstream";
-import { compileYaml } from "../support/compile-fixture";
+import { compileYaml } from "./compile";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 
 describe("retry backoff", () => {

@@ -8,7 +8,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { afterEach, describe, inject, it } from "vitest";
 import { createApp } from "../../src/worker/app";
-import { compileYaml } from "../support/compile-fixture";
+import { compileYaml } from "./compile";
 import { endpointSlice, service, yamlDocs } from "../support/manifests";
 import { dispatch } from "./dispatch";
 import { cronRun, setOriginHealth } from "./active-health";
@@ -231,10 +231,10 @@ kind: XBackendTrafficPolicy
 metadata: { name: budget, namespace: shop }
 spec:
   targetRefs: [{ group: "", kind: Service, name: web }]
-  retryConstraint: { budget: { percent: 50, interval: 10s }, minRetryRate: { count: 0, interval: 1s } }
+  retryConstraint: { budget: { percent: 50, interval: 10s }, minRetryRate: { count: 1, interval: 1h } }
 `;
     const { table } = await publish(LIVE, RETRY, "", policy);
-    expect(Object.values(table.backends)[0]?.retryBudget).toMatchObject({ percent: 50, minRetries: 0 });
+    expect(Object.values(table.backends)[0]?.retryBudget).toMatchObject({ percent: 50, minRetries: 1, minIntervalMs: 3_600_000 });
     const id = crypto.randomUUID();
     const requests = 40;
     for (let i = 0; i < requests; i++) {

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { afterAll, describe, inject, it } from "vitest";
 import { KV_KEYS } from "../../src/table/kv-keys";
 import type { HealthRecord } from "../../src/table/route-table";
-import { compileYaml } from "../support/compile-fixture";
+import { compileYaml } from "./compile";
 import { infraRoute, infraYaml } from "../support/conformance-infra";
 import { endpointSlice, service, yamlDocs } from "../support/manifests";
 import { dispatch } from "./dispatch";

@@ -1,6 +1,6 @@
 import { dispatch } from "./dispatch";
 import { describe, inject, it } from "vitest";
-import { compileYaml } from "../support/compile-fixture";
+import { compileYaml } from "./compile";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { publishTable } from "./seed-table";
 

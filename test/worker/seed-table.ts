@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { canonicalJson } from "../../src/table/canonical-json";
 import { KV_KEYS } from "../../src/table/kv-keys";
 import type { CompiledEndpoint, RouteTable } from "../../src/table/route-table";
-import { compileYaml } from "../support/compile-fixture";
+import { compileYaml } from "./compile";
 import { EDGE_YAML } from "../support/conformance-infra";
 
 export async function publishTable(table: RouteTable): Promise<void> {

@@ -8,10 +8,10 @@ import { env } from "cloudflare:workers";
 import { describe, inject, it } from "vitest";
 import worker from "../../src/index";
 import { cronRun, setOriginHealth } from "./active-health";
-import { planStorage, type StoragePlan } from "../../src/compile/shard-table";
+import type { StoragePlan } from "../../src/compile/shard-table";
 import { KV_KEYS } from "../../src/table/kv-keys";
 import { type HealthRecord, isSharded, type ShardedTable } from "../../src/table/route-table";
-import { compileYaml } from "../support/compile-fixture";
+import { compilePlanned } from "./compile";
 import { manyHostsYaml } from "../support/many-hosts";
 
 const TOKEN = "status-token-for-sharding";
@@ -25,8 +25,7 @@ spec:
   gatewayClassName: kedge
   clusters: [{ name: c1 }]
 ${spec}`;
-  const { table } = await compileYaml(edge, { c1: manyHostsYaml(inject("originPorts"), routes) });
-  const planned = planStorage(table, { shardBytes: 24 * 1024 });
+  const { plan: planned } = await compilePlanned(edge, { c1: manyHostsYaml(inject("originPorts"), routes) }, 24 * 1024);
   if (!planned.ok || !isSharded(planned.plan.root.value)) throw new Error("expected a sharded plan");
   return { plan: planned.plan, root: planned.plan.root.value };
 }

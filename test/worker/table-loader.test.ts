@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, inject, it } from "vitest";
 import worker from "../../src/index";
 import type { Env } from "../../src/worker/env";
-import { compileYaml } from "../support/compile-fixture";
+import { compileYaml } from "./compile";
 import { infraRoute, infraYaml } from "../support/conformance-infra";
 import { publishTable } from "./seed-table";
 

@@ -1,0 +1,126 @@
+/**
+ * @module The schema of `kedge.yaml` (kind EdgeConfig): every field, its type and range. The sync reports
+ * every problem of the file at once, each with its line and column; config/kedge.schema.json is the same
+ * schema as a JSON Schema, so that editors complete and check the file (test/unit/edge-config-schema.test.ts
+ * keeps it in step).
+ */
+import { bool, int, list, map, obj, type Schema, str } from "./schema";
+
+const DNS_LABEL = { pattern: /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, hint: "a DNS label (lower-case letters, digits, '-')" };
+const NAMESPACED_NAME = /^[a-z0-9-]+\/[a-z0-9.-]+$/;
+const DURATION = { pattern: /^([0-9]{1,5}(h|m|s|ms)){1,4}$/, hint: "a duration like 2s or 500ms" };
+
+const HEALTH_CHECK_FIELDS = {
+  path: str({ pattern: /^\//, hint: "a path starting with /" }),
+  timeout: str(DURATION),
+  expectedStatuses: list(int(100, 599), { min: 1 }),
+  healthyThreshold: int(1, 10),
+  unhealthyThreshold: int(1, 10),
+};
+
+export const EDGE_CONFIG_SCHEMA: Schema = obj(
+  {
+    apiVersion: str({ enum: ["kedge.dev/v1alpha1"] }),
+    kind: str({ enum: ["EdgeConfig"] }),
+    metadata: obj({ name: str(DNS_LABEL) }, { note: "metadata.name: the table name (the Worker's KEDGE_TABLE)" }),
+    spec: obj(
+      {
+        gatewayClassName: str({ pattern: /^.+$/, hint: "the name of the GatewayClass this edge serves" }),
+        clusters: list(
+          obj(
+            {
+              name: str(DNS_LABEL),
+              region: str(),
+              weight: int(0, 1_000_000),
+              locality: obj({
+                continent: str({ enum: ["AF", "AN", "AS", "EU", "NA", "OC", "SA"] }),
+                countries: list(str({ pattern: /^[A-Z]{2}$/, hint: "a two-letter country code like US" })),
+                colos: list(str({ pattern: /^[A-Z]{3}$/, hint: "a three-letter Cloudflare colo code like IAD" })),
+              }),
+              endpoints: obj({
+                from: str({ enum: ["EndpointSlice", "LoadBalancer", "Hostname"] }),
+                scheme: str({ enum: ["http", "https"] }),
+                hostnameTemplate: str(),
+                port: int(1, 65535),
+              }),
+            },
+            { required: ["name"] },
+          ),
+          { min: 1 },
+        ),
+        locality: obj({ minHealthyEndpoints: int(1, 1000), preferNearest: bool() }),
+        egress: obj({
+          allowedHostnames: list(str()),
+          allowLocalhost: bool(),
+          clientCertificates: map(
+            str({ pattern: /^[A-Za-z_][A-Za-z0-9_]*$/, hint: "an mtls_certificates binding name of wrangler.toml" }),
+            NAMESPACED_NAME,
+            '"<namespace>/<secret name>"',
+          ),
+        }),
+        sessions: obj({ sameSite: str({ enum: ["Strict", "Lax", "None"] }) }),
+        healthChecks: obj({
+          ...HEALTH_CHECK_FIELDS,
+          maxEndpointsPerRun: int(1, 1000),
+          overrides: map(obj(HEALTH_CHECK_FIELDS), NAMESPACED_NAME, '"<namespace>/<backend name>"'),
+        }),
+        // Another implementation's policies that this edge does not enforce, acknowledged on purpose.
+        acknowledgedPolicies: list(obj({ group: str(), kind: str(), namespace: str(), name: str() }, { required: ["group", "kind"] })),
+      },
+      { required: ["gatewayClassName", "clusters"] },
+    ),
+  },
+  { required: ["apiVersion", "kind", "spec"] },
+);
+
+/** The schema as a JSON Schema (draft 2020-12), for editors. */
+export function toJsonSchema(schema: Schema): Record<string, unknown> {
+  switch (schema.kind) {
+    case "object":
+      return {
+        type: "object",
+        properties: Object.fromEntries(Object.entries(schema.fields).map(([k, v]) => [k, toJsonSchema(v)])),
+        ...(schema.required?.length ? { required: schema.required } : {}),
+        ...(schema.open ? {} : { additionalProperties: false }),
+        ...(schema.note ? { description: schema.note } : {}),
+      };
+    case "list":
+      return {
+        type: "array",
+        items: toJsonSchema(schema.items),
+        ...(schema.min ? { minItems: schema.min } : {}),
+        ...(schema.max ? { maxItems: schema.max } : {}),
+      };
+    case "map":
+      return {
+        type: "object",
+        additionalProperties: toJsonSchema(schema.values),
+        ...(schema.keyPattern ? { propertyNames: { pattern: schema.keyPattern.source } } : {}),
+      };
+    case "string":
+      return {
+        type: "string",
+        ...(schema.enum ? { enum: schema.enum } : {}),
+        ...(schema.pattern ? { pattern: schema.pattern.source } : {}),
+        ...(schema.hint ? { description: schema.hint } : {}),
+        ...(schema.maxLength ? { maxLength: schema.maxLength } : {}),
+      };
+    case "integer":
+      return {
+        type: "integer",
+        ...(schema.min !== undefined ? { minimum: schema.min } : {}),
+        ...(schema.max !== undefined ? { maximum: schema.max } : {}),
+      };
+    case "boolean":
+      return { type: "boolean" };
+    case "any":
+      return {};
+  }
+}
+
+export const edgeConfigJsonSchema = (): Record<string, unknown> => ({
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $id: "https://kedge.dev/schemas/edge-config.v1alpha1.json",
+  title: "kedge EdgeConfig (kedge.yaml)",
+  ...toJsonSchema(EDGE_CONFIG_SCHEMA),
+});
