@@ -24,6 +24,7 @@ import { buildHostIndex, type IndexedAttachment } from "./host-index";
 import { compileHTTPRoutes, type RouteDraft } from "./http-routes";
 import { X_GROUP } from "./api-groups";
 import { readableObjects } from "./kinds";
+import { reportForeignPolicies, servedObjects } from "./foreign-policies";
 import { reportUnservedRoutes } from "./unserved-routes";
 import { compileListenerSets, listenerSetStatuses } from "./listener-sets";
 import { isReferencePermitted } from "./reference-grant";
@@ -104,7 +105,7 @@ function emitRoute(draft: RouteDraft, clusterOrder: number, rules: CompiledRule[
 export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[]): Promise<CompileResult> {
   const diagnostics = new Diagnostics();
   const clusterOrder = new Map(edge.clusters.map((c, i) => [c.name, i]));
-  const { read } = readableObjects(
+  const { read, others } = readableObjects(
     manifests.filter((m) => clusterOrder.has(m.cluster)),
     diagnostics,
   );
@@ -164,6 +165,8 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
   const attachments = routes.flatMap((r) => emitRoute(r, clusterOrder.get(r.manifest.cluster) ?? 0, rules, matches));
   const served = listeners.filter(isServed);
   const used = new Set(rules.flatMap(backendsOfRule));
+  const servedBackends = [...used].flatMap((id) => backends.get(id) ?? []);
+  reportForeignPolicies(others, servedObjects(served, routes, servedBackends, composites), edge.acknowledgedPolicies, diagnostics);
   // A used backend without an endpoint that takes traffic answers 503 at the edge: say so at sync too.
   for (const id of used) {
     const backend = backends.get(id);
