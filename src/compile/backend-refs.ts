@@ -15,7 +15,9 @@ import type { FieldProblem, MatchDraft } from "./route-matches";
 import { isReferencePermitted } from "./reference-grant";
 import type { ResourceIndex } from "./resource-index";
 import type { BackendPolicies } from "./backend-policies";
+import type { BackendTlsPolicies } from "./backend-tls";
 import { resolveServiceEndpoints, type ServicePort, servicePorts } from "./service-endpoints";
+import { isRefusal, serviceTransport } from "./service-transport";
 import { externalEndpoint, type XBackends } from "./xbackends";
 
 /** What resolving one rule's refs produced. */
@@ -41,6 +43,7 @@ export interface RouteScope {
 export interface BackendContext {
   index: ResourceIndex;
   edge: EdgeConfig;
+  backendTls: BackendTlsPolicies;
   xbackends: XBackends;
   composites: CompositeBackends;
   policies: BackendPolicies;
@@ -81,6 +84,27 @@ const notFound = (t: Target, message: string): FieldProblem => ({ field: `${t.at
 function pickServicePort(service: Manifest, port: number | undefined): ServicePort | undefined {
   const ports = servicePorts(service);
   return port === undefined ? (ports.length === 1 ? ports[0] : undefined) : ports.find((p) => p.port === port);
+}
+
+/** Endpoints of one Service port in one cluster, with the transport the edge calls them with. */
+interface ServicePart {
+  settings: ClusterSettings;
+  service: Manifest;
+  port: ServicePort;
+}
+
+/**
+ * The endpoints of every part, or the first part's reason the edge cannot call it (appProtocol,
+ * BackendTLSPolicy): a ref to a Service the edge cannot speak to as its owner asks is invalid as a whole.
+ */
+function endpointsOfParts(ctx: BackendContext, parts: ServicePart[], at: string): CompiledEndpoint[] | FieldProblem {
+  const endpoints: CompiledEndpoint[] = [];
+  for (const { settings, service, port } of parts) {
+    const transport = serviceTransport(ctx.backendTls, settings, service.metadata, port);
+    if (isRefusal(transport)) return { field: at, ...transport };
+    endpoints.push(...resolveServiceEndpoints(ctx.index, settings, transport, service, port));
+  }
+  return endpoints;
 }
 
 /** Stores a backend once; later rules naming the same id reuse it. */
@@ -129,15 +153,16 @@ function resolveService(ctx: BackendContext, t: Target): Resolution {
   }
   const port = contributing[0]!.port!.port;
   const clusters = contributing.map((f) => f.cluster);
+  const endpoints = endpointsOfParts(
+    ctx,
+    contributing.map((f) => ({ settings: f.settings!, service: f.service!, port: f.port! })),
+    t.at,
+  );
+  if (isProblem(endpoints)) return endpoints;
   const id = `Service/${clusterList(clusters)}/${t.namespace}/${t.name}:${port}`;
   const resolved = register(
     ctx,
-    () => ({
-      id,
-      source: { cluster: clusterList(clusters), kind: "Service", namespace: t.namespace, name: t.name },
-      port,
-      endpoints: contributing.flatMap((f) => resolveServiceEndpoints(ctx.index, f.settings!, f.service!, f.port!)),
-    }),
+    () => ({ id, source: { cluster: clusterList(clusters), kind: "Service", namespace: t.namespace, name: t.name }, port, endpoints }),
     id,
   );
   const why = (f: (typeof found)[number]) =>
@@ -163,6 +188,12 @@ function resolveServiceImport(ctx: BackendContext, t: Target): Resolution {
   if (exporters.length === 0) {
     return notFound(t, `no cluster exports Service ${t.namespace}/${t.name} with port ${t.port} (a ServiceExport next to the Service)`);
   }
+  const endpoints = endpointsOfParts(
+    ctx,
+    exporters.map((e) => ({ settings: e.cluster, service: e.service, port: e.port })),
+    t.at,
+  );
+  if (isProblem(endpoints)) return endpoints;
   const id = `ServiceImport/${t.namespace}/${t.name}:${t.port}`;
   return register(
     ctx,
@@ -170,7 +201,7 @@ function resolveServiceImport(ctx: BackendContext, t: Target): Resolution {
       id,
       source: { cluster: exporters.map((e) => e.cluster.name).join(","), kind: "ServiceImport", namespace: t.namespace, name: t.name },
       port: t.port!,
-      endpoints: exporters.flatMap((e) => resolveServiceEndpoints(ctx.index, e.cluster, e.service, e.port)),
+      endpoints,
     }),
     id,
   );
@@ -209,7 +240,9 @@ function resolveComposite(ctx: BackendContext, t: Target): Resolution {
         missing.push({ cluster: member.cluster, why: `Service ${t.namespace}/${target.name} has ${what}` });
         continue;
       }
-      endpoints.push(...resolveServiceEndpoints(ctx.index, cluster, service, port));
+      const found = endpointsOfParts(ctx, [{ settings: cluster, service, port }], t.at);
+      if (isProblem(found)) return found;
+      endpoints.push(...found);
       contributing.add(member.cluster);
     }
   }

@@ -31,6 +31,7 @@ import { isReferencePermitted } from "./reference-grant";
 import { ResourceIndex } from "./resource-index";
 import { validateObjects } from "./schema/validate-objects";
 import { backendKey, BackendPolicies } from "./backend-policies";
+import { BackendTlsPolicies } from "./backend-tls";
 import { XBackends } from "./xbackends";
 
 export interface CompileResult {
@@ -133,8 +134,9 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
   const xbackends = new XBackends(index.all("XBackend"), edge.egress, secretGrant, diagnostics);
   const composites = new CompositeBackends(index, xbackends, diagnostics);
   const policies = new BackendPolicies(index, composites, diagnostics);
+  const backendTls = new BackendTlsPolicies(index, clusterOrder, diagnostics);
   const routes = compileHTTPRoutes(
-    { index, edge, backends, xbackends, composites, policies },
+    { index, edge, backendTls, backends, xbackends, composites, policies },
     listeners,
     clusterOrder,
     diagnostics,
@@ -152,7 +154,7 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
       ],
       supportedFeatures: supportedFeatures(),
     });
-  statuses.push(...composites.statuses, ...xbackends.statuses, ...policies.statuses);
+  statuses.push(...composites.statuses, ...xbackends.statuses, ...policies.statuses, ...backendTls.statuses);
   const ancestors = new BackendAncestors(routes, backends, composites);
   const usedThrough = (status: ResourceStatus, keys: string[]) => {
     status.ancestors = ancestors.of(status.object.cluster, keys).map((ancestorRef) => ({ ancestorRef, conditions: status.conditions }));

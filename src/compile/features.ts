@@ -78,8 +78,11 @@ export const FEATURES: readonly Feature[] = [
   { name: "HTTPRouteSessionPersistenceCookie", support: yes("test/worker/sessions.test.ts › cookie sessions") },
   { name: "HTTPRouteSessionPersistenceHeader", support: yes("test/worker/sessions.test.ts › header sessions") },
   { name: "HTTPRouteBackendProtocolWebSocket", support: yes("test/e2e/sync-and-serve.test.ts › WebSocket") },
-  { name: "HTTPRouteBackendProtocolH2C", support: platform("a Worker's fetch() cannot speak cleartext HTTP/2 (h2c) to an upstream") },
-  { name: "BackendTLSPolicy", support: notBuilt("in progress") },
+  {
+    name: "HTTPRouteBackendProtocolH2C",
+    support: platform("a Worker's fetch() cannot speak cleartext HTTP/2 (h2c) to an upstream; such a backendRef is UnsupportedProtocol"),
+  },
+  { name: "BackendTLSPolicy", support: yes("test/e2e/backend-tls.test.ts") },
   { name: "BackendTLSPolicySANValidation", support: platform("a Worker validates an upstream certificate for the URL's host only") },
   { name: "GRPCRoute", support: platform("gRPC needs HTTP/2 with trailers end to end, which a Worker's fetch() does not speak") },
   { name: "TLSRoute", support: platform("Cloudflare terminates TLS before the Worker, so there is no TLS stream to route by SNI") },

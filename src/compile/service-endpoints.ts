@@ -6,10 +6,13 @@ import { isJsonObject, type Manifest } from "../gateway-api/manifest";
 import type { CompiledEndpoint } from "../table/route-table";
 import type { ClusterSettings } from "./edge-config";
 import type { ResourceIndex } from "./resource-index";
+import type { Transport } from "./service-transport";
 
 export interface ServicePort {
   name: string;
   port: number;
+  /** The port's application protocol (GEP-1911), when the Service names one. */
+  appProtocol?: string;
 }
 
 const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
@@ -18,19 +21,27 @@ const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 export function servicePorts(service: Manifest): ServicePort[] {
   const ports = Array.isArray(service.spec.ports) ? service.spec.ports : [];
   return ports.flatMap((p) =>
-    isJsonObject(p) && typeof p.port === "number" ? [{ name: typeof p.name === "string" ? p.name : "", port: p.port }] : [],
+    isJsonObject(p) && typeof p.port === "number"
+      ? [
+          {
+            name: typeof p.name === "string" ? p.name : "",
+            port: p.port,
+            ...(typeof p.appProtocol === "string" ? { appProtocol: p.appProtocol } : {}),
+          },
+        ]
+      : [],
   );
 }
 
 function endpoint(
   cluster: ClusterSettings,
+  transport: Transport,
   host: string,
   port: number,
   flags: Pick<CompiledEndpoint, "ready" | "serving" | "terminating" | "zone">,
 ): CompiledEndpoint {
-  const scheme = cluster.endpoints.scheme;
   const urlHost = host.includes(":") ? `[${host}]` : host;
-  return { id: `${cluster.name}/${urlHost}:${port}`, cluster: cluster.name, scheme, host, port, weight: cluster.weight, ...flags };
+  return { id: `${cluster.name}/${urlHost}:${port}`, cluster: cluster.name, ...transport, host, port, weight: cluster.weight, ...flags };
 }
 
 /**
@@ -38,7 +49,13 @@ function endpoint(
  * EndpointSlice ports with that port's name, so slices of one Service may carry different port numbers.
  * A condition left unset counts as ready/serving (EndpointSlice API: nil means ready).
  */
-function fromEndpointSlices(index: ResourceIndex, cluster: ClusterSettings, service: Manifest, port: ServicePort): CompiledEndpoint[] {
+function fromEndpointSlices(
+  index: ResourceIndex,
+  cluster: ClusterSettings,
+  transport: Transport,
+  service: Manifest,
+  port: ServicePort,
+): CompiledEndpoint[] {
   const result: CompiledEndpoint[] = [];
   for (const slice of index.all("EndpointSlice")) {
     if (slice.cluster !== cluster.name || slice.metadata.namespace !== service.metadata.namespace) continue;
@@ -57,24 +74,25 @@ function fromEndpointSlices(index: ResourceIndex, cluster: ClusterSettings, serv
       const serving = typeof conditions.serving === "boolean" ? conditions.serving : ready;
       const terminating = conditions.terminating === true;
       const zone = typeof e.zone === "string" ? e.zone : undefined;
-      result.push(endpoint(cluster, e.addresses[0], slicePort.port, { ready, serving, terminating, zone }));
+      result.push(endpoint(cluster, transport, e.addresses[0], slicePort.port, { ready, serving, terminating, zone }));
     }
   }
   return result;
 }
 
-function fromLoadBalancer(cluster: ClusterSettings, service: Manifest, port: ServicePort): CompiledEndpoint[] {
+function fromLoadBalancer(cluster: ClusterSettings, transport: Transport, service: Manifest, port: ServicePort): CompiledEndpoint[] {
   const lb = isJsonObject(service.status.loadBalancer) ? service.status.loadBalancer : {};
   const ingress = Array.isArray(lb.ingress) ? lb.ingress : [];
   return ingress.flatMap((i) => {
     if (!isJsonObject(i)) return [];
     const host = typeof i.hostname === "string" ? i.hostname : typeof i.ip === "string" ? i.ip : undefined;
-    return host ? [endpoint(cluster, host, port.port, { ready: true, serving: true, terminating: false })] : [];
+    return host ? [endpoint(cluster, transport, host, port.port, { ready: true, serving: true, terminating: false })] : [];
   });
 }
 
 function fromHostname(
   cluster: ClusterSettings,
+  transport: Transport,
   service: Manifest,
   port: ServicePort,
   template: string,
@@ -84,23 +102,24 @@ function fromHostname(
     .replaceAll("{service}", service.metadata.name)
     .replaceAll("{namespace}", service.metadata.namespace)
     .replaceAll("{cluster}", cluster.name);
-  return [endpoint(cluster, host, templatePort ?? port.port, { ready: true, serving: true, terminating: false })];
+  return [endpoint(cluster, transport, host, templatePort ?? port.port, { ready: true, serving: true, terminating: false })];
 }
 
-/** Endpoints of one Service port in its cluster, deduplicated by id, in a stable order. */
+/** Endpoints of one Service port in its cluster, called with `transport`, deduplicated by id, in a stable order. */
 export function resolveServiceEndpoints(
   index: ResourceIndex,
   cluster: ClusterSettings,
+  transport: Transport,
   service: Manifest,
   port: ServicePort,
 ): CompiledEndpoint[] {
   const source = cluster.endpoints;
   const found =
     source.from === "EndpointSlice"
-      ? fromEndpointSlices(index, cluster, service, port)
+      ? fromEndpointSlices(index, cluster, transport, service, port)
       : source.from === "LoadBalancer"
-        ? fromLoadBalancer(cluster, service, port)
-        : fromHostname(cluster, service, port, source.hostnameTemplate, source.port);
+        ? fromLoadBalancer(cluster, transport, service, port)
+        : fromHostname(cluster, transport, service, port, source.hostnameTemplate, source.port);
   const byId = new Map<string, CompiledEndpoint>();
   for (const e of found) {
     const seen = byId.get(e.id);

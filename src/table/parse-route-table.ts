@@ -97,8 +97,9 @@ export function parseRouteTable(raw: unknown): ParseResult<RouteTable> {
       if (!isObject(e) || !isString(e.id) || !isString(e.host) || !isNumber(e.port) || !isNumber(e.weight)) {
         return { ok: false, reason: `backend ${id} has a malformed endpoint` };
       }
-      if (e.mtlsBinding !== undefined && !isString(e.mtlsBinding))
-        return { ok: false, reason: `endpoint ${e.id} has a malformed mtlsBinding` };
+      if (e.scheme !== "http" && e.scheme !== "https") return { ok: false, reason: `endpoint ${e.id} has no scheme http or https` };
+      for (const field of ["mtlsBinding", "serverName"] as const)
+        if (e[field] !== undefined && !isString(e[field])) return { ok: false, reason: `endpoint ${e.id} has a malformed ${field}` };
     }
   }
   for (const [protocol, index] of Object.entries(hosts)) {

@@ -150,6 +150,12 @@ export interface CompiledEndpoint {
   scheme: "http" | "https";
   host: string;
   port: number;
+  /**
+   * The name TLS is spoken under (a BackendTLSPolicy's hostname): the Worker connects to
+   * `https://<serverName>:<port>`, so it is the SNI and the name the certificate is checked for, and asks
+   * Cloudflare to resolve it to `host` (`cf.resolveOverride`).
+   */
+  serverName?: string;
   /** Relative share among the backend's endpoints (the cluster's weight in the edge settings). */
   weight: number;
   ready: boolean;

@@ -37,10 +37,21 @@ export interface Failure {
   cause: unknown;
 }
 
+/**
+ * The URL a try is sent to. Under a BackendTLSPolicy it names the policy's hostname, since a Worker's fetch
+ * takes SNI and the certificate's expected name from the URL; `resolveOverride` (below) points it at the endpoint.
+ */
 export function endpointUrl(e: CompiledEndpoint, pathAndQuery: string): string {
-  const host = e.host.includes(":") ? `[${e.host}]` : e.host;
+  const host = e.serverName ?? (e.host.includes(":") ? `[${e.host}]` : e.host);
   return `${e.scheme}://${host}:${e.port}${pathAndQuery}`;
 }
+
+/**
+ * Cloudflare connects to `resolveOverride` instead of the URL's host (honoured when both names are in the
+ * Worker's zone; workerd outside Cloudflare ignores it and resolves the URL's host).
+ */
+const resolveOverride = (e: CompiledEndpoint): RequestInitCfProperties | undefined =>
+  e.serverName !== undefined && e.serverName !== e.host ? { resolveOverride: e.host } : undefined;
 
 /**
  * Whether the Worker may contact this endpoint: a cluster's endpoints always; an external (XBackend) one
@@ -99,6 +110,7 @@ export function sendOnce(
       // A buffered body is copied per try: a sent body may not be readable again.
       body: body instanceof ArrayBuffer ? body.slice(0) : body,
       redirect: "manual",
+      cf: resolveOverride(endpoint),
       // Started now, when this try is sent: a try never inherits time another one spent.
       signal: Number.isFinite(limitMs) ? AbortSignal.timeout(limitMs) : undefined,
     });

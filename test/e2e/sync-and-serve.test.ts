@@ -14,9 +14,10 @@ import { edgeConfig, endpointSlice, gatewayAndRoute, service, yamlDocs } from ".
 import { ROOT, RUN_BUNDLED, runScript, startGateway, startOrigins, tally, tearDown, Workspace } from "./harness";
 
 function app(ports: { v1: number; v2: number }, weights: [number, number] = [80, 20]): string {
+  // The Services say their port carries WebSocket (GEP-1911's kubernetes.io/ws), as the WebSocket test needs.
   const backend = (name: string, port: number, ready = true) =>
     yamlDocs(
-      service(name, "shop"),
+      service(name, "shop").replace("port: 8080 }", "port: 8080, appProtocol: kubernetes.io/ws }"),
       endpointSlice({ service: name, name: `${name}-1`, namespace: "shop", port, conditions: `{ ready: ${ready} }` }),
     );
   const routes = gatewayAndRoute({
@@ -122,7 +123,9 @@ describe("sync ▸ KV ▸ Worker ▸ origins", () => {
     expect(await empty.json()).toMatchObject({ error: "NO_HEALTHY_ENDPOINT" });
   });
 
-  it("passes a WebSocket handshake through to an origin, Upgrade header included", async ({ expect }) => {
+  it("passes a WebSocket handshake through to an origin whose Service port has appProtocol kubernetes.io/ws, Upgrade header included", async ({
+    expect,
+  }) => {
     const key = randomBytes(16).toString("base64");
     const opened = await openWebSocket(gateway, "shop.example.com", "/chat", key);
     expect(opened.status).toBe(101);

@@ -56,16 +56,20 @@ export interface SliceOptions {
   port: number;
   /** YAML of the endpoint's conditions; ready by default. */
   conditions?: string;
+  /** The Service port the slice's port belongs to; `http` by default. */
+  portName?: string;
+  /** One endpoint of these addresses; 127.0.0.1 by default. */
+  addresses?: string[];
 }
 
-/** An EndpointSlice of one 127.0.0.1 endpoint, on port `http`. */
+/** An EndpointSlice of one endpoint (127.0.0.1 unless `addresses` says otherwise), on port `http` unless `portName` names another. */
 export function endpointSlice(o: SliceOptions): string {
   return `apiVersion: discovery.k8s.io/v1
 kind: EndpointSlice
 metadata: { name: ${o.name}, namespace: ${o.namespace}, labels: { kubernetes.io/service-name: ${o.service} } }
 addressType: IPv4
-ports: [{ name: http, port: ${o.port} }]
-endpoints: [{ addresses: ["127.0.0.1"], conditions: ${o.conditions ?? "{ ready: true }"} }]
+ports: [{ name: ${o.portName ?? "http"}, port: ${o.port} }]
+endpoints: [{ addresses: ${JSON.stringify(o.addresses ?? ["127.0.0.1"])}, conditions: ${o.conditions ?? "{ ready: true }"} }]
 `;
 }
 
