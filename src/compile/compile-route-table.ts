@@ -74,6 +74,8 @@ function emitRoute(draft: RouteDraft, clusterOrder: number, rules: CompiledRule[
     // A route attached to listeners on several ports gets one copy per port: redirects default to that port.
     const suffix = ports.length > 1 ? `@${port}` : "";
     const ranked: IndexedAttachment["matches"] = [];
+    // A rule copy serves every listener of its port: one that validates client certificates makes it require one.
+    const certificate = draft.attachments.some((a) => a.listener.port === port && a.listener.clientCertificate === "required");
     for (const rule of draft.rules) {
       const ruleIndex = rules.length;
       const id = `${base}/rule/${rule.index}${suffix}`;
@@ -81,6 +83,7 @@ function emitRoute(draft: RouteDraft, clusterOrder: number, rules: CompiledRule[
         id,
         source: { cluster: clusters, kind: "HTTPRoute", namespace: route.metadata.namespace, name: route.metadata.name },
         listenerPort: port,
+        ...(certificate ? { clientCertificate: "required" as const } : {}),
         backendRefs: rule.backendRefs,
         filters: rule.filters,
         timeouts: rule.timeouts,

@@ -37,11 +37,8 @@ export const FEATURES: readonly Feature[] = [
     name: "GatewayBackendClientCertificate",
     support: notBuilt("Gateway-wide backend client certificates; an XBackend's clientCertificateRef is supported"),
   },
-  { name: "GatewayFrontendClientCertificateValidation", support: notBuilt("client certificates are validated by Cloudflare mTLS rules") },
-  {
-    name: "GatewayFrontendClientCertificateValidationInsecureFallback",
-    support: notBuilt("client certificates are validated by Cloudflare mTLS rules"),
-  },
+  { name: "GatewayFrontendClientCertificateValidation", support: yes("test/worker/client-certificates.test.ts") },
+  { name: "GatewayFrontendClientCertificateValidationInsecureFallback", support: yes("test/worker/client-certificates.test.ts") },
   { name: "ReferenceGrant", support: yes("test/fixtures/compile/rejections.in.yaml") },
   { name: "HTTPRoute", support: yes(`${CASES} › HTTPRouteMatching`) },
   { name: "HTTPRouteQueryParamMatching", support: yes(`${CASES} › HTTPRouteQueryParamMatching`) },

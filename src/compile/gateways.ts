@@ -9,6 +9,7 @@ import { isJsonObject, type Manifest } from "../gateway-api/manifest";
 import type { Protocol } from "../table/route-table";
 import type { Condition, Diagnostics, ResourceStatus } from "./diagnostics";
 import { objectRef } from "./diagnostics";
+import { type ClientCertificate, clientCertificateOn, reportFrontendValidation } from "./frontend-tls";
 import { compileLabelSelector } from "./label-selector";
 import type { ResourceIndex } from "./resource-index";
 import { groupSameObjects } from "./sameness";
@@ -34,6 +35,8 @@ export interface EdgeListener {
   allowsHTTPRoute: boolean;
   attachedRoutes: number;
   conditions: Condition[];
+  /** An HTTPS listener's client certificate requirement (Gateway spec.tls.frontend). */
+  clientCertificate?: ClientCertificate;
 }
 
 const ok = (type: string, reason: string, message = ""): Condition => ({ type, status: "True", reason, message });
@@ -85,6 +88,8 @@ export function compileListener(
     return reject("UnsupportedProtocol", `protocol ${String(raw.protocol)} is not served at the edge (HTTP and HTTPS are)`, "protocol");
   }
   listener.protocol = raw.protocol;
+  const clientCertificate = raw.protocol === "HTTPS" ? clientCertificateOn(gateway, listener.port) : undefined;
+  if (clientCertificate) listener.clientCertificate = clientCertificate;
   if (!Number.isInteger(raw.port) || listener.port < 1 || listener.port > 65535)
     return reject("UnsupportedValue", "port must be 1-65535", "port");
   if (raw.hostname !== undefined) {
@@ -158,6 +163,8 @@ export function compileGateways(
     const gateway = copies[0]!;
     const raw = Array.isArray(gateway.spec.listeners) ? gateway.spec.listeners : [];
     const compiled = raw.flatMap((l, i) => compileListener(index, copies, l, i, diagnostics) ?? []);
+    const https = compiled.filter((l) => isServed(l) && l.protocol === "HTTPS");
+    reportFrontendValidation(gateway, [...new Set(https.map((l) => l.port))], diagnostics);
     // Two listeners of one Gateway on the same port and hostname conflict; neither is served.
     const seen = new Map<string, EdgeListener>();
     for (const l of compiled.filter(isServed)) {

@@ -65,7 +65,8 @@ export function parseRouteTable(raw: unknown): ParseResult<RouteTable> {
       !isString(r.id) ||
       !Array.isArray(r.backendRefs) ||
       !Array.isArray(r.filters) ||
-      (r.invalid !== undefined && !isString(r.invalid))
+      (r.invalid !== undefined && !isString(r.invalid)) ||
+      (r.clientCertificate !== undefined && r.clientCertificate !== "required")
     ) {
       return { ok: false, reason: `rule ${i} is malformed` };
     }

@@ -129,6 +129,11 @@ export interface CompiledRule {
   source: SourceRef;
   /** The port of the listener this rule was attached through (redirects default to it). */
   listenerPort: number;
+  /**
+   * Set when an HTTPS listener it is attached through on that port validates client certificates
+   * (Gateway spec.tls.frontend, AllowValidOnly): a request without one Cloudflare verified answers 403.
+   */
+  clientCertificate?: "required";
   backendRefs: CompiledBackendRef[];
   filters: CompiledFilter[];
   timeouts?: { requestMs?: number; backendRequestMs?: number };

@@ -23,6 +23,7 @@ export const ERRORS = {
   URI_TOO_LONG: [414, "the request URL is too long"],
   HEADERS_TOO_LARGE: [431, "the request headers are too large"],
   UNAUTHORIZED: [401, "a valid token is required"],
+  CLIENT_CERTIFICATE_REQUIRED: [403, "a valid client certificate is required"],
   EGRESS_NOT_ALLOWED: [502, "the gateway may not contact the upstream server for this request"],
   INTERNAL_ERROR: [500, "the gateway failed to handle this request"],
 } as const satisfies Record<string, readonly [ContentfulStatusCode, string]>;

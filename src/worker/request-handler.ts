@@ -72,6 +72,12 @@ function requestLocation(request: Request): RequestLocation {
   return { continent: text(cf?.continent), country: text(cf?.country), colo: text(cf?.colo) };
 }
 
+/** Whether Cloudflare's mTLS check saw a client certificate and verified it against the hostname's CA. */
+function clientCertificateVerified(request: Request): boolean {
+  const auth = request.cf?.tlsClientAuth as { certPresented?: string; certVerified?: string } | undefined;
+  return auth?.certPresented === "1" && auth.certVerified === "SUCCESS";
+}
+
 /** A response the gateway gives without forwarding the request: its body is read first (see discardRequestBody). */
 async function answerItself(request: Request, response: Response): Promise<Response> {
   await discardRequestBody(request);
@@ -134,6 +140,8 @@ async function resolve(request: Request, requestId: string, h: HandlerContext): 
 /** Step 2: what the gateway answers without an upstream: an invalid rule, a redirect, a CORS preflight. */
 function answerLocally(ctx: Resolved): Promise<Response> | null {
   const { rule } = ctx.match;
+  if (rule.clientCertificate && !clientCertificateVerified(ctx.request))
+    throw new GatewayError("CLIENT_CERTIFICATE_REQUIRED", `rule ${rule.id} needs a client certificate Cloudflare verified`);
   if (rule.invalid) throw new GatewayError("INVALID_RULE", `rule ${rule.id} was rejected at sync (${rule.invalid})`);
   const { redirect, cors } = ctx.slots.rule;
   if (redirect) return answerItself(ctx.request, redirectResponse(ctx, redirect));
