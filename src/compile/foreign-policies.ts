@@ -14,6 +14,7 @@ import type { Diagnostics } from "./diagnostics";
 import type { AcknowledgedPolicy } from "./edge-config";
 import type { EdgeListener } from "./gateways";
 import type { RouteDraft } from "./http-routes";
+import { isAttachedPolicy } from "./kinds";
 
 /** What this edge serves, by `cluster/group/kind/namespace/name`. */
 export type ServedObjects = Set<string>;
@@ -84,7 +85,17 @@ export function reportForeignPolicies(
       const namespace = typeof t.namespace === "string" ? t.namespace : policy.metadata.namespace;
       return served.has(servedKey(policy.cluster, group, t.kind, namespace, t.name)) ? [`${t.kind} ${namespace}/${t.name}`] : [];
     });
-    if (hits.length === 0) continue;
+    if (hits.length === 0) {
+      if (isAttachedPolicy(policy))
+        diagnostics.add(
+          "info",
+          policy,
+          undefined,
+          "Ignored",
+          `${apiGroup(policy.apiVersion) || "core"} ${policy.kind} targets nothing this edge serves; left alone`,
+        );
+      continue;
+    }
     const what = `${apiGroup(policy.apiVersion) || "core"} ${policy.kind} targets ${hits.join(", ")}, which this edge serves`;
     if (acknowledged(acknowledgedPolicies, policy)) {
       diagnostics.warn(

@@ -88,6 +88,17 @@ export function compileListener(
     return reject("UnsupportedProtocol", `protocol ${String(raw.protocol)} is not served at the edge (HTTP and HTTPS are)`, "protocol");
   }
   listener.protocol = raw.protocol;
+  const tls = isJsonObject(raw.tls) ? raw.tls : undefined;
+  if (tls?.mode === "Passthrough")
+    return reject("UnsupportedValue", "tls.mode Passthrough: Cloudflare terminates TLS before the Worker; use Terminate", "tls.mode");
+  if (tls && Array.isArray(tls.certificateRefs) && tls.certificateRefs.length > 0)
+    diagnostics.add(
+      "info",
+      owner,
+      `${at}.tls.certificateRefs`,
+      "EdgeCertificate",
+      `listener ${raw.name}: Cloudflare terminates TLS with the zone's edge certificate for the hostname; certificateRefs are not presented`,
+    );
   const clientCertificate = raw.protocol === "HTTPS" ? clientCertificateOn(gateway, listener.port) : undefined;
   if (clientCertificate) listener.clientCertificate = clientCertificate;
   if (!Number.isInteger(raw.port) || listener.port < 1 || listener.port > 65535)

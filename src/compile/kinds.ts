@@ -55,6 +55,9 @@ const GROUP_KINDS: Readonly<Record<string, readonly string[]>> = {
   [X_GROUP]: ["XListenerSet", "XBackendTrafficPolicy", "BackendTrafficPolicy", "XMesh", "XBackend", "CompositeBackend"],
 };
 
+/** Whether the object attaches to others by Gateway API policy attachment (GEP-713: spec.targetRef or spec.targetRefs). */
+export const isAttachedPolicy = (m: Manifest): boolean => m.spec.targetRef !== undefined || m.spec.targetRefs !== undefined;
+
 /** Whether kedge reads this object as the kind it names (its group is one kedge reads that kind from). */
 export const isRead = (m: Manifest): boolean => READ_KINDS[m.kind]?.includes(apiGroup(m.apiVersion)) === true;
 
@@ -93,7 +96,8 @@ export function readableObjects(manifests: Manifest[], diagnostics: Diagnostics)
         "Ignored",
         `a ${m.kind} of ${groupName} is not the ${m.kind} kedge reads (${groups}); left alone`,
       );
-    } else {
+    } else if (!isAttachedPolicy(m)) {
+      // An attached policy is reported by what it targets (foreign-policies.ts).
       diagnostics.add("info", m, undefined, "Ignored", `kind ${m.kind} of ${groupName} is not read by kedge`);
     }
   }
