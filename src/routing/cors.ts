@@ -44,11 +44,14 @@ export function preflightHeaders(cors: CorsFilter, origin: string | null, reques
   // With credentials, browsers do not accept "*": name what was asked for instead.
   const methods = cors.allowMethods[0] === "*" ? (cors.allowCredentials ? requestedMethod : "*") : cors.allowMethods.join(", ");
   const headers = cors.allowHeaders[0] === "*" ? (cors.allowCredentials ? (requestedHeaders ?? "") : "*") : cors.allowHeaders.join(", ");
+  // Browsers read it from the actual response; Gateway API's conformance (HTTPRouteCORS) expects it on the preflight too.
+  const expose = cors.exposeHeaders.join(", ");
   return {
     ...vary,
     ...allowOriginHeaders(cors, origin),
     ...(methods ? { "access-control-allow-methods": methods } : {}),
     ...(headers ? { "access-control-allow-headers": headers } : {}),
+    ...(expose ? { "access-control-expose-headers": expose } : {}),
     "access-control-max-age": String(cors.maxAge),
   };
 }

@@ -27,3 +27,13 @@ export function lookupHost<T>(exact: HostKeyed<T>, wildcard: HostKeyed<T>, host:
   }
   return undefined;
 }
+
+/** Every entry for a host, most specific first: its exact name, then each wildcard suffix that covers it. */
+export function* hostEntries<T>(exact: HostKeyed<T>, wildcard: HostKeyed<T>, host: string): Generator<T> {
+  const found = exact.get(host);
+  if (found !== undefined) yield found;
+  for (let dot = host.indexOf("."); dot !== -1; dot = host.indexOf(".", dot + 1)) {
+    const covering = wildcard.get(host.slice(dot + 1));
+    if (covering !== undefined) yield covering;
+  }
+}

@@ -4,7 +4,7 @@
  */
 import type { CompiledRule } from "../table/route-table";
 import { type CandidateSet, firstHolding } from "./candidate-set";
-import { lookupHost } from "./hostname-match";
+import { hostEntries, lookupHost } from "./hostname-match";
 import { matchHolds, type RequestFacts } from "./match-conditions";
 import type { PreparedHostIndex, PreparedMatch, PreparedTable } from "./prepared-table";
 
@@ -33,25 +33,26 @@ function routeMatch(prepared: PreparedTable, m: PreparedMatch): RouteMatch | nul
 }
 
 /**
- * The rule that handles the request, or null (404). When listeners of the request's protocol listen on
- * several ports, a rule attached through a listener on the request's port wins over the others; a
- * request on a port no listener names is served as if listener ports did not matter.
+ * The rule that handles the request, or null (404). When listeners of the request's protocol use several
+ * ports, the port the request came to selects listeners as its host does (Gateway API: a listener is a
+ * port and a hostname): a request on one of those ports is served by the routes of that port's listeners
+ * only, through the most specific hostname that port has routes for; a request on a port no listener
+ * names is served as if listener ports did not matter (the edge's own ports differ from the clusters').
  */
 export function matchRequest(prepared: PreparedTable, req: RequestFacts): RouteMatch | null {
   const index = prepared.hosts[req.protocol];
   if (!index) return null;
-  const set = candidatesFor(index, req.host);
-  const preferPort = req.port !== undefined && prepared.multiPort[req.protocol] ? req.port : undefined;
-  if (preferPort === undefined) {
+  const ports = prepared.listenerPorts[req.protocol];
+  if (!ports || req.port === undefined || !ports.has(req.port)) {
+    const set = candidatesFor(index, req.host);
     const position = firstHolding(set, req);
     return position === -1 ? null : routeMatch(prepared, set.candidates[position]!);
   }
-  // Several listener ports: the first holding candidate of the request's port, else the first overall.
-  let first: PreparedMatch | undefined;
-  for (const m of set.candidates) {
-    if (!matchHolds(m, req)) continue;
-    if (prepared.rules[m.rule]?.listenerPort === preferPort) return routeMatch(prepared, m);
-    first ??= m;
+  const onPort = (m: PreparedMatch) => prepared.rules[m.rule]?.listenerPort === req.port;
+  for (const set of [...hostEntries(index.exact, index.wildcard, req.host), index.any]) {
+    if (!set.candidates.some(onPort)) continue;
+    const m = set.candidates.find((c) => onPort(c) && matchHolds(c, req));
+    return m ? routeMatch(prepared, m) : null;
   }
-  return first ? routeMatch(prepared, first) : null;
+  return null;
 }

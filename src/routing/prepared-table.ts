@@ -82,8 +82,11 @@ export interface PreparedTable {
   rules: CompiledRule[];
   ruleChoices: WeightedChoice[];
   backends: Map<string, PreparedBackend>;
-  /** Whether listeners of a protocol use more than one port (then the request's port picks among them). */
-  multiPort: Partial<Record<Protocol, boolean>>;
+  /**
+   * The ports listeners of a protocol use, when more than one: a request on one of them is served by that
+   * port's listeners only; a request on another port as if listener ports did not matter.
+   */
+  listenerPorts: Partial<Record<Protocol, ReadonlySet<number>>>;
   /** Each rule's filters in slots, built when a request first uses the rule (see slotsOf). */
   ruleSlots: (RuleSlots | undefined)[];
 }
@@ -156,8 +159,11 @@ export function prepareTable(table: RouteTable): PreparedTable {
     ruleChoices: table.rules.map((r) => weightedChoice(r.backendRefs.map((b) => b.weight))),
     backends,
     ruleSlots: new Array<RuleSlots | undefined>(table.rules.length),
-    multiPort: Object.fromEntries(
-      (["HTTP", "HTTPS"] as const).map((p) => [p, new Set(table.listeners.filter((l) => l.protocol === p).map((l) => l.port)).size > 1]),
+    listenerPorts: Object.fromEntries(
+      (["HTTP", "HTTPS"] as const).flatMap((p) => {
+        const ports = new Set(table.listeners.filter((l) => l.protocol === p).map((l) => l.port));
+        return ports.size > 1 ? [[p, ports]] : [];
+      }),
     ),
   };
 }

@@ -10,6 +10,8 @@ export interface RequestLine {
   host: string;
   /** The port the client addressed: explicit, else the scheme's default. */
   port: number;
+  /** The Host exactly as the client sent it, port included (what X-Forwarded-Host carries). */
+  authority: string;
   path: string;
   /** The query including "?", or "". */
   search: string;
@@ -24,6 +26,8 @@ export function readRequestLine(request: Request, url: URL): RequestLine {
     scheme,
     host: hostname.endsWith(".") ? hostname.slice(0, -1) : hostname,
     port: port ? Number(port) : scheme === "https" ? 443 : 80,
+    // A Request built in a Worker (tests, service bindings) may have no Host header: its URL's host stands in.
+    authority: request.headers.get("host") ?? url.host,
     path: url.pathname,
     search: url.search,
   };

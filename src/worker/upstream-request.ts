@@ -34,7 +34,8 @@ export function buildUpstreamRequest(facts: RequestFacts, edits: RequestEdit[]):
   const headers = new Headers(request.headers);
   for (const name of clientHeaders.dropped) headers.delete(name);
   let path = line.path;
-  let host = line.host;
+  // The client's Host as it was sent, port included, unless a URLRewrite names another.
+  let host = line.authority;
   let forwardedFor = clientHeaders.forwardedFor;
   for (const f of edits) {
     if (f.type === "RequestHeaderModifier") {

@@ -351,4 +351,46 @@ spec:
       { host: "no.matching.host", path: "/", expect: { status: 404 } },
     ],
   },
+  {
+    name: "HTTPRouteListenerPortMatching: the port a request came to selects listeners as its host does",
+    routes: `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: { name: httproute-listener-port-matching, namespace: gateway-conformance-infra }
+spec:
+  gatewayClassName: kedge
+  listeners:
+    - { name: listener-1, protocol: HTTP, port: 80, hostname: foo.com }
+    - { name: listener-2, protocol: HTTP, port: 8080, hostname: foo.com }
+    - { name: listener-3, protocol: HTTP, port: 8080, hostname: bar.com }
+    - { name: listener-4, protocol: HTTP, port: 8090, hostname: foo.com }
+    - { name: listener-5, protocol: HTTP, port: 8090, hostname: bar.com }
+---
+${[
+  ["v1", "port: 80"],
+  ["v2", "port: 8080"],
+  ["v3", "port: 8090, sectionName: listener-4"],
+]
+  .map(
+    ([v, parent]) => `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: backend-${v}, namespace: gateway-conformance-infra }
+spec:
+  parentRefs: [{ name: httproute-listener-port-matching, ${parent} }]
+  rules:
+    - ${backend(v ?? "v1")}
+`,
+  )
+  .join("---\n")}`,
+    requests: [
+      { host: "foo.com", path: "/", expect: { backend: "v1" } },
+      { host: "foo.com:80", path: "/", expect: { backend: "v1" } },
+      { host: "foo.com:8080", path: "/", expect: { backend: "v2" } },
+      { host: "bar.com:8080", path: "/", expect: { backend: "v2" } },
+      { host: "foo.com:8090", path: "/", expect: { backend: "v3" } },
+      { host: "bar.com:8090", path: "/", expect: { status: 404 } },
+      { host: "bar.com", path: "/", expect: { status: 404 } },
+      { host: "bar.com:80", path: "/", expect: { status: 404 } },
+    ],
+  },
 ];

@@ -10,6 +10,7 @@ function facts(req: RequestCase) {
   return {
     protocol: "HTTP" as const,
     host: url.hostname,
+    port: url.port ? Number(url.port) : 80,
     path: url.pathname,
     method: req.method ?? "GET",
     headers: new Headers(req.headers),

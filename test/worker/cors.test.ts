@@ -39,6 +39,8 @@ describe("CORS filter", () => {
         "access-control-allow-methods": "PUT",
         "access-control-allow-headers": "x-trace",
         "access-control-max-age": "600",
+        // HTTPRouteCORS expects the rule's exposeHeaders on the preflight answer too.
+        "access-control-expose-headers": "x-request-id",
       });
     }
   });

@@ -34,6 +34,19 @@ describe("proxying", () => {
     expect(echo.request.headers["x-request-id"]).toBe(response.headers.get("x-request-id"));
   });
 
+  it("X-Forwarded-Host carries the Host as the client sent it, port included", async ({ expect }) => {
+    await seedYaml(`${infraYaml(inject("originPorts"))}---${route("    - backendRefs: [{ name: infra-backend-v1, port: 8080 }]")}`);
+    for (const [url, host] of [
+      ["http://very.specific.com:1234/", "very.specific.com:1234"],
+      ["http://very.specific.com:8080/", "very.specific.com:8080"],
+      ["http://Mixed.Example.ORG/", "mixed.example.org"],
+    ]) {
+      const response = await exports.default.fetch(new Request(url!));
+      expect(response.status, url).toBe(200);
+      expect(((await response.json()) as Echo).request.headers["x-forwarded-host"], url).toBe(host);
+    }
+  });
+
   it("answers a client's Expect: 100-continue itself: the body reaches the origin without the header", async ({ expect }) => {
     // A Node origin answers an Expect with 100 Continue, which workerd's fetch() would take for the final answer.
     await seedYaml(`${infraYaml(inject("originPorts"))}---${route("    - backendRefs: [{ name: infra-backend-v1, port: 8080 }]")}`);
