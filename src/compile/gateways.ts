@@ -10,6 +10,7 @@ import type { Protocol } from "../table/route-table";
 import type { Condition, Diagnostics, ResourceStatus } from "./diagnostics";
 import { objectRef } from "./diagnostics";
 import { type ClientCertificate, clientCertificateOn, reportFrontendValidation } from "./frontend-tls";
+import { hostnameAddresses, reportIndistinguishableGateways } from "./gateway-addresses";
 import { compileLabelSelector } from "./label-selector";
 import type { ResourceIndex } from "./resource-index";
 import { groupSameObjects } from "./sameness";
@@ -35,6 +36,8 @@ export interface EdgeListener {
   allowsHTTPRoute: boolean;
   attachedRoutes: number;
   conditions: Condition[];
+  /** For a listener without a hostname: its Gateway's Hostname addresses, the only hosts it then takes. */
+  addresses?: string[];
   /** An HTTPS listener's client certificate requirement (Gateway spec.tls.frontend). */
   clientCertificate?: ClientCertificate;
 }
@@ -174,6 +177,8 @@ export function compileGateways(
     const gateway = copies[0]!;
     const raw = Array.isArray(gateway.spec.listeners) ? gateway.spec.listeners : [];
     const compiled = raw.flatMap((l, i) => compileListener(index, copies, l, i, diagnostics) ?? []);
+    const addresses = hostnameAddresses(gateway, diagnostics);
+    if (addresses) for (const l of compiled) if (l.hostname === undefined) l.addresses = addresses;
     const https = compiled.filter((l) => isServed(l) && l.protocol === "HTTPS");
     reportFrontendValidation(gateway, [...new Set(https.map((l) => l.port))], diagnostics);
     // Two listeners of one Gateway on the same port and hostname conflict; neither is served.
@@ -200,6 +205,7 @@ export function compileGateways(
     }
     listeners.push(...compiled);
   }
+  reportIndistinguishableGateways(listeners.filter(isServed), diagnostics);
   return listeners;
 }
 

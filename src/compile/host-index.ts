@@ -16,6 +16,8 @@ export interface IndexedAttachment extends Attachment {
 
 /** Listener specificity for a host: exact > longest wildcard > no hostname; -1 when it does not take the host. */
 function listenerScore(listener: EdgeListener, host: string): number {
+  // A Gateway's Hostname addresses make its hostname-less listener take those hosts, exactly.
+  if (listener.addresses) return listener.addresses.includes(host) ? 1_000_000 : -1;
   if (listener.hostname === undefined) return 0;
   if (!hostnameMatches(listener.hostname, host)) return -1;
   return isWildcard(listener.hostname) ? 1 + listener.hostname.length : 1_000_000;
@@ -70,7 +72,7 @@ export function candidatesForHost(
 export function buildHostIndex(protocol: Protocol, listeners: EdgeListener[], attachments: IndexedAttachment[]): HostIndex {
   const ofProtocol = attachments.filter((a) => a.listener.protocol === protocol);
   const patterns = new Set<string>();
-  for (const l of listeners) if (l.protocol === protocol && l.hostname) patterns.add(l.hostname);
+  for (const l of listeners) if (l.protocol === protocol) for (const h of l.addresses ?? (l.hostname ? [l.hostname] : [])) patterns.add(h);
   for (const a of ofProtocol) for (const h of a.hostnames ?? []) patterns.add(h);
   // Only attachments that can serve a host take part in its ranking: those naming it exactly, and those
   // with a wildcard or no hostname. This keeps the build near-linear in routes instead of hosts × routes.

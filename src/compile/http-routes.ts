@@ -261,7 +261,9 @@ function attachToParent(
     };
   }
   const attachments = allowed.flatMap((listener) => {
-    const effective = intersectHostnames(listener.hostname, hostnames);
+    const effective = listener.addresses
+      ? [...new Set(listener.addresses.flatMap((a) => intersectHostnames(a, hostnames) ?? []))].sort()
+      : intersectHostnames(listener.hostname, hostnames);
     return effective !== null && effective.length === 0 ? [] : [{ listener, hostnames: effective }];
   });
   if (attachments.length === 0) {

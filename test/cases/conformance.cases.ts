@@ -393,4 +393,48 @@ spec:
       { host: "bar.com:80", path: "/", expect: { status: 404 } },
     ],
   },
+  {
+    name: "HTTPRouteMultipleGateways: a Gateway's Hostname address keeps its requests apart from another Gateway's",
+    routes: `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: { name: all-namespaces, namespace: gateway-conformance-infra }
+spec:
+  gatewayClassName: kedge
+  addresses: [{ type: Hostname, value: all-namespaces.gateway.example }]
+  listeners: [{ name: http, protocol: HTTP, port: 80, allowedRoutes: { namespaces: { from: All } } }]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: multiple-gateways-shared-route, namespace: gateway-conformance-infra }
+spec:
+  parentRefs: [{ name: same-namespace }, { name: all-namespaces }]
+  rules:
+    - matches: [{ path: { type: PathPrefix, value: /shared } }]
+      ${backend("v1")}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: same-namespace-dedicated-route, namespace: gateway-conformance-infra }
+spec:
+  parentRefs: [{ name: same-namespace }]
+  rules:
+    - ${backend("v2")}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: all-namespaces-dedicated-route, namespace: gateway-conformance-infra }
+spec:
+  parentRefs: [{ name: all-namespaces }]
+  rules:
+    - ${backend("v3")}
+`,
+    requests: [
+      { host: "example.org", path: "/shared", expect: { backend: "v1" } },
+      { host: "example.org", path: "/", expect: { backend: "v2" } },
+      { host: "all-namespaces.gateway.example", path: "/shared", expect: { backend: "v1" } },
+      { host: "all-namespaces.gateway.example", path: "/", expect: { backend: "v3" } },
+      { host: "all-namespaces.gateway.example", path: "/other", expect: { backend: "v3" } },
+    ],
+  },
 ];
