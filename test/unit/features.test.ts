@@ -1,0 +1,29 @@
+/** The features table: every supported feature's test exists and says what it shows; the README shows the list as it is. */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "vitest";
+import { README_FILE, withFeatures } from "../../scripts/gen-features";
+import { FEATURES } from "../../src/compile/features";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+
+describe("the features table", () => {
+  it("names, for each supported feature, a test file that exists and the case in it", ({ expect }) => {
+    for (const { name, support } of FEATURES) {
+      if (!support.supported) continue;
+      const [file, label] = support.test.split(" › ");
+      expect(existsSync(join(ROOT, file!)), `${name}: ${file}`).toBe(true);
+      if (label) expect(readFileSync(join(ROOT, file!), "utf8"), `${name}: ${support.test}`).toContain(label);
+    }
+  });
+
+  it("lists every feature once", ({ expect }) => {
+    const names = FEATURES.map((f) => f.name);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it("is what the README shows (npm run gen:features)", ({ expect }) => {
+    const readme = readFileSync(README_FILE, "utf8");
+    expect(readme).toBe(withFeatures(readme));
+  });
+});
