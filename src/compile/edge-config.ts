@@ -17,8 +17,8 @@ export const EDGE_API_VERSION = "kedge.dev/v1alpha1";
 /** How the edge reaches a cluster's endpoints (DESIGN.md §3). */
 export type EndpointSource =
   | { from: "EndpointSlice"; scheme: "http" | "https" }
-  | { from: "LoadBalancer"; scheme: "http" | "https" }
-  | { from: "Hostname"; scheme: "http" | "https"; hostnameTemplate: string; port?: number };
+  | { from: "LoadBalancer"; scheme: "http" | "https"; keepClientHost?: true }
+  | { from: "Hostname"; scheme: "http" | "https"; hostnameTemplate: string; port?: number; keepClientHost?: true };
 
 export interface ClusterSettings {
   name: string;
@@ -88,11 +88,16 @@ function parseEndpoints(raw: unknown, at: string): EndpointSource {
   const scheme = raw.scheme ?? "http";
   if (scheme !== "http" && scheme !== "https") throw new EdgeConfigError(`${at}.scheme must be http or https`);
   const from = raw.from ?? "EndpointSlice";
+  // The origin sees the client's Host when Cloudflare resolves the endpoint's name for it (cf.resolveOverride):
+  // that needs a name, so it is for endpoints reached by hostname.
+  if (raw.keepClientHost === true && from === "EndpointSlice")
+    throw new EdgeConfigError(`${at}.keepClientHost needs endpoints reached by name (from: LoadBalancer or Hostname)`);
+  const keep = raw.keepClientHost === true ? { keepClientHost: true as const } : {};
   switch (from) {
     case "EndpointSlice":
       return { from: "EndpointSlice", scheme };
     case "LoadBalancer":
-      return { from: "LoadBalancer", scheme };
+      return { from: "LoadBalancer", scheme, ...keep };
     case "Hostname": {
       const template = raw.hostnameTemplate;
       if (typeof template !== "string" || !template.includes("{service}")) {
@@ -107,7 +112,7 @@ function parseEndpoints(raw: unknown, at: string): EndpointSource {
       if (port !== undefined && !(Number.isInteger(port) && (port as number) >= 1 && (port as number) <= 65535)) {
         throw new EdgeConfigError(`${at}.port must be 1-65535`);
       }
-      return { from: "Hostname", scheme, hostnameTemplate: template, port: port as number | undefined };
+      return { from: "Hostname", scheme, hostnameTemplate: template, port: port as number | undefined, ...keep };
     }
     default:
       throw new EdgeConfigError(`${at}.from must be EndpointSlice, LoadBalancer or Hostname (got ${JSON.stringify(from)})`);

@@ -56,7 +56,9 @@ export const FEATURES: readonly Feature[] = [
   { name: "HTTPRoute308RedirectStatusCode", support: yes(`${FILTERS} › HTTPRouteRedirectPath`) },
   {
     name: "HTTPRouteHostRewrite",
-    support: notBuilt("a Worker's fetch() sends the endpoint's host; the rewritten host travels as X-Forwarded-Host"),
+    support: platform(
+      "a Worker's fetch() sends the URL's host: the rewritten host reaches the origin as Host only for endpoints with keepClientHost in your zone, else as X-Forwarded-Host",
+    ),
   },
   { name: "HTTPRoutePathRewrite", support: yes(`${FILTERS} › HTTPRouteRewritePath`) },
   { name: "HTTPRouteRequestMirror", support: yes("test/worker/conformance-filters.test.ts › HTTPRouteRequestMirror") },

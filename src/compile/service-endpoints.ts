@@ -5,6 +5,7 @@
 import { isJsonObject, type Manifest } from "../gateway-api/manifest";
 import type { CompiledEndpoint } from "../table/route-table";
 import type { ClusterSettings } from "./edge-config";
+import { isIpLiteral } from "../gateway-api/hostname";
 import type { ResourceIndex } from "./resource-index";
 import type { Transport } from "./service-transport";
 
@@ -41,7 +42,18 @@ function endpoint(
   flags: Pick<CompiledEndpoint, "ready" | "serving" | "terminating" | "zone">,
 ): CompiledEndpoint {
   const urlHost = host.includes(":") ? `[${host}]` : host;
-  return { id: `${cluster.name}/${urlHost}:${port}`, cluster: cluster.name, ...transport, host, port, weight: cluster.weight, ...flags };
+  // Only a name can be resolved for the Worker; an IP address from a load balancer is called as it is.
+  const keep = "keepClientHost" in cluster.endpoints && cluster.endpoints.keepClientHost && !isIpLiteral(host) && !transport.serverName;
+  return {
+    id: `${cluster.name}/${urlHost}:${port}`,
+    cluster: cluster.name,
+    ...transport,
+    host,
+    port,
+    weight: cluster.weight,
+    ...flags,
+    ...(keep ? { keepClientHost: true as const } : {}),
+  };
 }
 
 /**

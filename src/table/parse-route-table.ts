@@ -99,6 +99,8 @@ export function parseRouteTable(raw: unknown): ParseResult<RouteTable> {
         return { ok: false, reason: `backend ${id} has a malformed endpoint` };
       }
       if (e.scheme !== "http" && e.scheme !== "https") return { ok: false, reason: `endpoint ${e.id} has no scheme http or https` };
+      if (e.keepClientHost !== undefined && e.keepClientHost !== true)
+        return { ok: false, reason: `endpoint ${e.id} has a malformed keepClientHost` };
       for (const field of ["mtlsBinding", "serverName"] as const)
         if (e[field] !== undefined && !isString(e[field])) return { ok: false, reason: `endpoint ${e.id} has a malformed ${field}` };
     }

@@ -161,6 +161,11 @@ export interface CompiledEndpoint {
    * Cloudflare to resolve it to `host` (`cf.resolveOverride`).
    */
   serverName?: string;
+  /**
+   * The origin is to see the client's Host (or a URLRewrite's hostname): the Worker's URL names that host
+   * and `cf.resolveOverride` names this endpoint's host (a name, in the Worker's zone).
+   */
+  keepClientHost?: true;
   /** Relative share among the backend's endpoints (the cluster's weight in the edge settings). */
   weight: number;
   ready: boolean;

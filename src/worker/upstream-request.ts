@@ -16,6 +16,8 @@ export interface UpstreamRequest {
   /** Path and query, e.g. `/a/b?x=1`. */
   pathAndQuery: string;
   headers: Headers;
+  /** The host the origin is to see (the client's, or a URLRewrite's hostname), without a port. */
+  originHost: string;
 }
 
 export interface RequestFacts {
@@ -36,6 +38,7 @@ export function buildUpstreamRequest(facts: RequestFacts, edits: RequestEdit[]):
   let path = line.path;
   // The client's Host as it was sent, port included, unless a URLRewrite names another.
   let host = line.authority;
+  let originHost = line.host;
   let forwardedFor = clientHeaders.forwardedFor;
   for (const f of edits) {
     if (f.type === "RequestHeaderModifier") {
@@ -45,6 +48,7 @@ export function buildUpstreamRequest(facts: RequestFacts, edits: RequestEdit[]):
     } else if (f.type === "URLRewrite") {
       path = modifyPath(path, f.path);
       host = f.hostname ?? host;
+      originHost = f.hostname ?? originHost;
     }
   }
   setForwardedHeaders(headers, {
@@ -54,5 +58,5 @@ export function buildUpstreamRequest(facts: RequestFacts, edits: RequestEdit[]):
     host,
     requestId: facts.requestId,
   });
-  return { method: line.method, pathAndQuery: `${path}${line.search}`, headers };
+  return { method: line.method, pathAndQuery: `${path}${line.search}`, headers, originHost };
 }

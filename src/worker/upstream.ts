@@ -20,6 +20,8 @@ export interface Outbound {
   pathAndQuery: string;
   headers: Headers;
   body: RequestBody;
+  /** The host the origin is to see, for an endpoint that keeps the client's Host (absent for probes). */
+  originHost?: string;
 }
 
 /** What every send needs besides the request: the Worker's bindings, the egress allow-list, the health feed. */
@@ -38,20 +40,22 @@ export interface Failure {
 }
 
 /**
- * The URL a try is sent to. Under a BackendTLSPolicy it names the policy's hostname, since a Worker's fetch
- * takes SNI and the certificate's expected name from the URL; `resolveOverride` (below) points it at the endpoint.
+ * Where a try goes: its URL and the `cf` options that make Cloudflare connect to the endpoint when the URL
+ * names another host. Under a BackendTLSPolicy the URL names the policy's hostname (a Worker's fetch takes
+ * SNI and the certificate's expected name from the URL); for an endpoint that keeps the client's Host, the
+ * host the origin is to see. `cf.resolveOverride` then names the endpoint: Cloudflare honours it when both
+ * names are in the Worker's zone, and workerd outside Cloudflare ignores it (it resolves the URL's host).
  */
-export function endpointUrl(e: CompiledEndpoint, pathAndQuery: string): string {
-  const host = e.serverName ?? (e.host.includes(":") ? `[${e.host}]` : e.host);
-  return `${e.scheme}://${host}:${e.port}${pathAndQuery}`;
+export function upstreamTarget(
+  e: CompiledEndpoint,
+  pathAndQuery: string,
+  originHost?: string,
+): { url: string; cf?: RequestInitCfProperties } {
+  const named = e.serverName ?? (e.keepClientHost ? originHost : undefined);
+  const host = named ?? (e.host.includes(":") ? `[${e.host}]` : e.host);
+  const url = `${e.scheme}://${host}:${e.port}${pathAndQuery}`;
+  return named !== undefined && named !== e.host ? { url, cf: { resolveOverride: e.host } } : { url };
 }
-
-/**
- * Cloudflare connects to `resolveOverride` instead of the URL's host (honoured when both names are in the
- * Worker's zone; workerd outside Cloudflare ignores it and resolves the URL's host).
- */
-const resolveOverride = (e: CompiledEndpoint): RequestInitCfProperties | undefined =>
-  e.serverName !== undefined && e.serverName !== e.host ? { resolveOverride: e.host } : undefined;
 
 /**
  * Whether the Worker may contact this endpoint: a cluster's endpoints always; an external (XBackend) one
@@ -104,13 +108,14 @@ export function sendOnce(
   const body = bodyForSend(outbound.body);
   let sending: Promise<Response>;
   try {
-    sending = send(endpointUrl(endpoint, outbound.pathAndQuery), {
+    const target = upstreamTarget(endpoint, outbound.pathAndQuery, outbound.originHost);
+    sending = send(target.url, {
       method: outbound.method,
       headers: outbound.headers,
       // A buffered body is copied per try: a sent body may not be readable again.
       body: body instanceof ArrayBuffer ? body.slice(0) : body,
       redirect: "manual",
-      cf: resolveOverride(endpoint),
+      cf: target.cf,
       // Started now, when this try is sent: a try never inherits time another one spent.
       signal: Number.isFinite(limitMs) ? AbortSignal.timeout(limitMs) : undefined,
     });

@@ -42,6 +42,7 @@ export const EDGE_CONFIG_SCHEMA: Schema = obj(
                 scheme: str({ enum: ["http", "https"] }),
                 hostnameTemplate: str(),
                 port: int(1, 65535),
+                keepClientHost: bool(),
               }),
             },
             { required: ["name"] },
