@@ -9,6 +9,7 @@ import { writeFileSync } from "node:fs";
 import { benchGrowth, benchMatcher, benchShardedLoad, benchTableLoad, type GrowthFigure, type MatcherFigure } from "./bench/matcher-bench";
 import type { MatchKind } from "./bench/route-tables";
 import { fmt } from "./bench/stats";
+import { benchRegex } from "./bench/regex-bench";
 import { benchSync } from "./bench/sync-bench";
 import { benchThroughput } from "./bench/throughput-bench";
 
@@ -56,6 +57,18 @@ async function main(): Promise<void> {
     ...growth.map((g) => growthRow(g.kind, g)),
     growthRow("prefix, 1 route per host", oneRoutePerHost),
   ]);
+
+  const regex = benchRegex();
+  table(
+    "Regular expressions: RE2 (re2js, linear time, what the Worker uses) vs V8's backtracking RegExp, µs per full match",
+    regex.map((r) => ({
+      pattern: r.pattern,
+      input: r.input,
+      "RE2 µs": fmt(r.re2Us, 2),
+      "V8 µs": Number.isFinite(r.v8Us) ? fmt(r.v8Us, 2) : "not run (seconds or more)",
+      "RE2/V8": Number.isFinite(r.v8Us) ? fmt(r.re2Us / r.v8Us, 1) : "n/a",
+    })),
+  );
 
   const load = [await benchTableLoad(1000), await benchTableLoad(10_000)];
   table(
@@ -115,6 +128,7 @@ async function main(): Promise<void> {
     matcher,
     growth,
     growthOneRoutePerHost: oneRoutePerHost,
+    regex,
     load,
     sharded,
     sync,

@@ -3,6 +3,7 @@
  * table load; a host's buckets and its matches' compiled regexes once per isolate, when a request first
  * asks for that host. Nothing here is rebuilt per request.
  */
+import { type FullMatch, fullMatch } from "./full-match";
 import { buildCandidateSet, type CandidateSet } from "./candidate-set";
 import { type RuleSlots, slotRule } from "./filter-slots";
 import type { HostKeyed } from "./hostname-match";
@@ -63,9 +64,9 @@ export interface PreparedMatch {
   method: string | undefined;
   /** Whether the match has header or query parameter conditions. */
   conditions: boolean;
-  pathRegex: RegExp | undefined;
-  headerRegex: (RegExp | undefined)[];
-  queryRegex: (RegExp | undefined)[];
+  pathRegex: FullMatch | undefined;
+  headerRegex: (FullMatch | undefined)[];
+  queryRegex: (FullMatch | undefined)[];
 }
 
 export interface PreparedBackend {
@@ -94,22 +95,6 @@ export interface PreparedTable {
 /** A rule's filters sorted into slots, made once per rule. */
 export function slotsOf(prepared: PreparedTable, ruleIndex: number): RuleSlots {
   return (prepared.ruleSlots[ruleIndex] ??= slotRule(prepared.rules[ruleIndex]!));
-}
-
-/** Holds for no string. */
-const NEVER = /(?!)/;
-
-/**
- * Full-match, case-sensitive. The sync accepts no pattern this runtime cannot compile, but a table from
- * elsewhere might hold one: its match then holds for no request, instead of failing its host's requests.
- */
-function fullMatch(pattern: string): RegExp {
-  try {
-    return new RegExp(`^(?:${pattern})$`, "u");
-  } catch (error) {
-    console.error(`kedge: regular expression ${JSON.stringify(pattern)} does not compile; its match holds for no request`, error);
-    return NEVER;
-  }
 }
 
 /** A match made ready: its regular expressions compiled, once. */

@@ -14,7 +14,7 @@ kind: EdgeConfig
 spec: { gatewayClassName: kedge, clusters: [{ name: c1 }] }
 `;
 
-const BAD_REGEX = `    - matches: [{ path: { type: RegularExpression, value: "/bad/(a+)+$" } }]
+const BAD_REGEX = `    - matches: [{ path: { type: RegularExpression, value: "/bad/(?=x)" } }]
       backendRefs: [{ name: web, port: 8080 }]`;
 const BAD_REWRITE = `    - matches: [{ path: { type: Exact, value: /exact } }]
       filters: [{ type: URLRewrite, urlRewrite: { path: { type: ReplacePrefixMatch, replacePrefixMatch: /x } } }]

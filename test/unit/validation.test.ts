@@ -5,10 +5,14 @@ import { pathValueProblem } from "../../src/compile/route-matches";
 import { regexProblem } from "../../src/compile/safe-regex";
 
 describe("regular expressions", () => {
-  it.for(["/api/v[0-9]+/.*", "/details/[0-9]+", "(foo|bar)", "^/a(b)?c$"])("accepts %s", (pattern, { expect }) => {
-    expect(regexProblem(pattern)).toBeNull();
-  });
-  it.for(["(a+)+$", "(a|aa)*", "(.*a){10}", "(\\w+)\\1", "(?=a)b", "([a-z]*)*x", "("])("rejects %s", (pattern, { expect }) => {
+  // RE2 matches in linear time, so the shapes that make a backtracking engine explode are fine.
+  it.for(["/api/v[0-9]+/.*", "/details/[0-9]+", "(foo|bar)", "^/a(b)?c$", "(a+)+$", "(a|aa)*", "([a-z]*)*x", "(?i)/API/.*"])(
+    "accepts %s",
+    (pattern, { expect }) => {
+      expect(regexProblem(pattern)).toBeNull();
+    },
+  );
+  it.for(["(\\w+)\\1", "(?=a)b", "(?<!a)b", "(", ""])("rejects %s, which RE2 cannot express", (pattern, { expect }) => {
     expect(regexProblem(pattern)).toEqual(expect.any(String));
   });
 });

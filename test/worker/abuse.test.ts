@@ -230,3 +230,26 @@ describe("passive health", () => {
     expect(endpoints.find((e) => e.id.endsWith(`:${ports.v1}`))?.ejected).toBe(false);
   });
 });
+
+describe("regular expressions cannot make a request expensive", () => {
+  it("a path of 3,000 slashes against /api/.*/.*/.*/items is answered at once (RE2: linear time), and real paths still match", async ({
+    expect,
+  }) => {
+    await seedYaml(
+      `${infraYaml(inject("originPorts"))}---${infraRoute(`    - matches: [{ path: { type: RegularExpression, value: "/api/.*/.*/.*/items" } }]
+      backendRefs: [{ name: infra-backend-v2, port: 8080 }]
+    - matches: [{ headers: [{ type: RegularExpression, name: x-tenant, value: "(a|aa)+b" }] }]
+      backendRefs: [{ name: infra-backend-v3, port: 8080 }]`)}`,
+    );
+    const match = await dispatch(new Request("http://example.org/api/v1/shop/cart/items"));
+    expect(((await match.json()) as Echo).endpoint).toBe("infra-backend-v2");
+    // A backtracking engine needs seconds for each of these; the bound is generous, the difference is orders of magnitude.
+    const started = Date.now();
+    const hostilePath = await dispatch(new Request(`http://example.org/api/${"/".repeat(3000)}`));
+    const hostileHeader = await dispatch(new Request("http://example.org/x", { headers: { "x-tenant": `${"a".repeat(5000)}c` } }));
+    const elapsed = Date.now() - started;
+    expect(hostilePath.status).toBe(404);
+    expect(hostileHeader.status).toBe(404);
+    expect(elapsed).toBeLessThan(1000);
+  });
+});
