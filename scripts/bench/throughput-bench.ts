@@ -141,7 +141,9 @@ export default { async fetch(req) {
       throw new Error("bench targets do not answer 200 (or the sticky route set no cookie)");
     }
     const sticky: Target = { name: "kedge, warm sticky session", ...stickyRoute, cookie };
-    const targets = [kedge, bareTarget, hygienicTarget, sticky];
+    // No cookie sent back: every request starts a session (a first visit, a crawler, a curl loop).
+    const newSession: Target = { name: "kedge, new session per request", ...stickyRoute };
+    const targets = [kedge, bareTarget, hygienicTarget, sticky, newSession];
     const cpuMs = childCpuClock("workerd");
     const runs = new Map(targets.map((t) => [t, { rps: [] as number[], cpuUs: [] as number[], latencies: [] as number[], errors: 0 }]));
     for (let i = 0; i < options.rounds; i++) {

@@ -83,16 +83,15 @@ export class SessionStore extends DurableObject<Env> {
     return record;
   }
 
-  /** Stores a new session. */
-  async create(id: string, record: SessionRecord): Promise<void> {
+  /**
+   * A (written-behind) last-seen update from an isolate whose request the pinned endpoint answered. The
+   * first one stores the session: a session is written only once it is used again, and only when it has an
+   * idle timeout (the one thing isolates must share), so a client that never returns its token costs nothing.
+   */
+  async touch(id: string, record: SessionRecord): Promise<void> {
+    const row = this.ctx.storage.sql.exec<{ last_seen: number }>("SELECT last_seen FROM sessions WHERE id = ?", id).toArray()[0];
+    if (row && row.last_seen >= record.lastSeen) return;
     await this.save(id, record);
-  }
-
-  /** A (written-behind) last-seen update from an isolate whose request the pinned endpoint answered. */
-  async touch(id: string, lastSeen: number): Promise<void> {
-    const row = this.ctx.storage.sql.exec<Row>("SELECT * FROM sessions WHERE id = ?", id).toArray()[0];
-    if (!row || row.last_seen >= lastSeen) return;
-    await this.save(id, { ...toRecord(row), lastSeen });
   }
 
   /** How many sessions this object holds (tests and diagnostics). */

@@ -1,15 +1,17 @@
 /**
  * @module Session persistence at request time: find the endpoint a request's token pins it to, or start
- * a session on the endpoint load balancing chose. Tokens are verified before any Durable Object call;
- * hot sessions come from the isolate cache; a store that fails degrades to plain load balancing. Only a
- * request its pinned endpoint answered extends the session (`keepSession`): a pin that failed does not.
+ * a session on the endpoint load balancing chose. The token carries its signed pin, so a new session and a
+ * resumed one are served without waiting for storage: tokens are verified before anything else, and the
+ * SessionStore is asked only for what the token cannot say (whether a session older than its idle timeout
+ * was used since, when this isolate has not seen it). Last-seen times are written behind, for sessions with
+ * an idle timeout only. Only a request its pinned endpoint answered extends the session (`keepSession`).
  */
 import type { PreparedBackend, PreparedTable } from "../routing/prepared-table";
 import { SessionCache, writeBehindMs } from "../session/session-cache";
 import { presentedTokens } from "../session/session-cookie";
 import { isExpired, type SessionRecord } from "../session/session-record";
 import { sameText } from "../session/constant-time";
-import { newSessionId, sessionKey, signToken, tokenId, verifyToken } from "../session/session-token";
+import { newSessionId, type Pin, sessionKey, signToken, tokenId, verifyToken } from "../session/session-token";
 import type { CompiledBackendRef, CompiledEndpoint, CompiledRule, CompiledSession } from "../table/route-table";
 import type { Env } from "./env";
 
@@ -32,6 +34,11 @@ export interface Pinned {
 }
 
 const cache = new SessionCache();
+
+/** Empties this isolate's session cache, as a fresh isolate starts (tests of what other isolates see). */
+export function forgetCachedSessions(): void {
+  cache.clear();
+}
 let warnedMissingKey = false;
 
 function key(env: Env): Promise<CryptoKey> | null {
@@ -59,31 +66,60 @@ function knownTokenId(scope: string, token: string): string | null {
   return cached && sameText(cached.token, token) ? id : null;
 }
 
-/** The session's record, from the isolate cache or the store. Reading it does not extend the session. */
-async function findRecord(deps: SessionDeps, scope: string, id: string, token: string): Promise<SessionRecord | null> {
-  const cacheKey = `${scope}#${id}`;
+/** The session's timeouts, as the rule now sets them. */
+const timeouts = (session: CompiledSession): Pick<SessionRecord, "absoluteTimeoutMs" | "idleTimeoutMs"> => ({
+  ...(session.absoluteTimeoutMs !== undefined ? { absoluteTimeoutMs: session.absoluteTimeoutMs } : {}),
+  ...(session.idleTimeoutMs !== undefined ? { idleTimeoutMs: session.idleTimeoutMs } : {}),
+});
+
+/**
+ * The live session's record, or null when it ended: from the isolate cache, else from the token's pin.
+ * Only a pinned session older than its idle timeout, unknown to this isolate, asks the store whether it was
+ * used since (a session the store never heard of was not). A token of the earlier form has its pin there.
+ */
+async function findRecord(
+  deps: SessionDeps,
+  session: CompiledSession,
+  id: string,
+  token: string,
+  pin?: Pin,
+): Promise<SessionRecord | null> {
+  const cacheKey = `${session.scope}#${id}`;
   const cached = cache.get(cacheKey);
   if (cached && !isExpired(cached.record, deps.now)) return cached.record;
-  // Not cached, or expired by this isolate's view: the store decides (another isolate may have seen it since).
   cache.delete(cacheKey);
-  const record = await store(deps.env, scope, id).lookup(id, deps.now);
-  if (record) cache.set(cacheKey, { record, token, persistedLastSeen: record.lastSeen });
+  let record: SessionRecord | null;
+  if (pin) {
+    record = { ...pin, lastSeen: pin.createdAt, ...timeouts(session) };
+    const { absoluteTimeoutMs } = record;
+    if (absoluteTimeoutMs !== undefined && deps.now >= record.createdAt + absoluteTimeoutMs) return null;
+    if (isExpired(record, deps.now)) {
+      // Idle since it was issued, as far as the token can tell: the store knows whether it was used since.
+      const stored = await store(deps.env, session.scope, id).lookup(id, deps.now);
+      if (stored) record.lastSeen = stored.lastSeen;
+    }
+  } else {
+    record = await store(deps.env, session.scope, id).lookup(id, deps.now);
+  }
+  if (!record || isExpired(record, deps.now)) return null;
+  cache.set(cacheKey, { record, token, persistedLastSeen: record.lastSeen });
   return record;
 }
 
 /**
- * The pinned endpoint answered: the session's last-seen time moves to now, in the isolate at once and in
- * the store written behind (at most every writeBehindMs per session).
+ * The pinned endpoint answered: the session's last-seen time moves to now, in the isolate at once and, for
+ * a session with an idle timeout, in the store written behind (at most every writeBehindMs per session).
  */
 export function keepSession(deps: SessionDeps, pinned: Pinned): void {
   const cached = cache.peek(`${pinned.scope}#${pinned.id}`);
   if (!cached) return;
   cached.record.lastSeen = Math.max(cached.record.lastSeen, deps.now);
+  if (cached.record.idleTimeoutMs === undefined) return;
   if (cached.record.lastSeen - cached.persistedLastSeen < writeBehindMs(cached.record)) return;
   cached.persistedLastSeen = cached.record.lastSeen;
   deps.waitUntil(
     store(deps.env, pinned.scope, pinned.id)
-      .touch(pinned.id, cached.record.lastSeen)
+      .touch(pinned.id, { ...cached.record })
       .catch((error: unknown) => console.warn("kedge: session last-seen update failed", error)),
   );
 }
@@ -108,19 +144,21 @@ export async function resumeSession(
   if (tokens.length === 0) return null;
   const hmac = key(deps.env);
   if (!hmac) return null;
-  let id: string | null = null;
+  let found: { id: string; pin?: Pin } | null = null;
   let verified = "";
   for (const token of tokens) {
-    id = knownTokenId(session.scope, token) ?? (await verifyToken(await hmac, session.scope, token));
-    if (id) {
+    const known = knownTokenId(session.scope, token);
+    found = known ? { id: known } : await verifyToken(await hmac, session.scope, token);
+    if (found) {
       verified = token;
       break;
     }
   }
-  if (!id) return null;
+  if (!found) return null;
+  const { id } = found;
   let record: SessionRecord | null;
   try {
-    record = await findRecord(deps, session.scope, id, verified);
+    record = await findRecord(deps, session, id, verified, found.pin);
   } catch (error) {
     console.warn(`kedge: session store unavailable for ${session.scope}; balancing this request`, error);
     return null;
@@ -134,26 +172,17 @@ export async function resumeSession(
   return { scope: session.scope, id, ref, refIndex, backend, endpoint };
 }
 
-/** Starts a session pinned to `endpoint` of `backend`; resolves to the token to hand out, or null if none can be. */
+/**
+ * Starts a session pinned to `endpoint` of `backend`; resolves to the token to hand out, or null if none
+ * can be. Nothing is stored: the token carries the pin, and the SessionStore hears of the session only once
+ * it is used again (and has an idle timeout).
+ */
 export async function startSession(deps: SessionDeps, session: CompiledSession, backend: string, endpoint: string): Promise<string | null> {
   const hmac = key(deps.env);
   if (!hmac) return null;
   const id = newSessionId();
-  const record: SessionRecord = {
-    backend,
-    endpoint,
-    createdAt: deps.now,
-    lastSeen: deps.now,
-    ...(session.absoluteTimeoutMs !== undefined ? { absoluteTimeoutMs: session.absoluteTimeoutMs } : {}),
-    ...(session.idleTimeoutMs !== undefined ? { idleTimeoutMs: session.idleTimeoutMs } : {}),
-  };
-  try {
-    await store(deps.env, session.scope, id).create(id, record);
-  } catch (error) {
-    console.warn(`kedge: session store unavailable for ${session.scope}; no session issued`, error);
-    return null;
-  }
-  const token = await signToken(await hmac, session.scope, id);
-  cache.set(`${session.scope}#${id}`, { record: { ...record }, token, persistedLastSeen: deps.now });
+  const token = await signToken(await hmac, session.scope, id, { backend, endpoint, createdAt: deps.now });
+  const record: SessionRecord = { backend, endpoint, createdAt: deps.now, lastSeen: deps.now, ...timeouts(session) };
+  cache.set(`${session.scope}#${id}`, { record, token, persistedLastSeen: deps.now });
   return token;
 }

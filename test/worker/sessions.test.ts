@@ -1,7 +1,10 @@
 import { createExecutionContext, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, inject, it } from "vitest";
+import { sessionKey } from "../../src/session/session-token";
 import { createApp } from "../../src/worker/app";
+import type { Env } from "../../src/worker/env";
+import { forgetCachedSessions } from "../../src/worker/sticky-session";
 import { infraRoute, infraYaml } from "../support/conformance-infra";
 import { endpointSlice, service, yamlDocs } from "../support/manifests";
 import { seedYaml } from "./seed-table";
@@ -62,7 +65,9 @@ describe("cookie sessions", () => {
     await seed(multiService(), route(COOKIE_RULE));
     const first = await ask("/session");
     expect(first.status).toBe(200);
-    expect(first.setCookie).toMatch(/^kedge-session-[0-9a-f]{8}=[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(first.setCookie).toMatch(
+      /^kedge-session-[0-9a-f]{8}=[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}; Path=\/; HttpOnly; SameSite=Strict$/,
+    );
     expect(first.setCookie).not.toMatch(/Max-Age|Expires/i);
     const endpoints = new Set<string>();
     for (let i = 0; i < 50; i++) {
@@ -186,7 +191,7 @@ describe("header sessions", () => {
       backendRefs: [{ name: multi, port: 8080 }]`),
     );
     const first = await ask("/api");
-    expect(first.header).toMatch(/^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}$/);
+    expect(first.header).toMatch(/^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
     expect(first.setCookie).toBeNull();
     for (let i = 0; i < 30; i++) {
       const next = await ask("/api", { "x-session": first.header! });
@@ -231,25 +236,97 @@ describe("expiry (a clock the test moves)", () => {
     expect((await ask("/abs", { cookie })).setCookie).toMatch(/^abs=/);
   });
 
-  it("the SessionStore's alarm deletes expired sessions", async ({ expect }) => {
+  it("a new session stores nothing; one used again is written behind, and the SessionStore's alarm deletes it once idle", async ({
+    expect,
+  }) => {
     await seed(
       multiService(),
       route(
         `    - matches: [{ path: { type: PathPrefix, value: /sweep } }]
-      sessionPersistence: { sessionName: sweep, absoluteTimeout: 1m }
+      sessionPersistence: { sessionName: sweep, idleTimeout: 1m }
       backendRefs: [{ name: multi, port: 8080 }]`,
         "sweep",
       ),
     );
-    clock = Date.now() - 50_000; // created 50 s ago: it expires in 10 s
-    const token = cookieOf((await ask("/sweep")).setCookie).split("=")[1]!;
+    clock = Date.now() - 50_000;
+    const cookie = cookieOf((await ask("/sweep")).setCookie);
+    const token = cookie.split("=")[1]!;
     const stub = env.SESSIONS.get(env.SESSIONS.idFromName(`gateway-conformance-infra/sweep/rule/0#${token[0]}`));
+    // The token carries the pin: a client that never comes back costs no storage.
+    expect(await runInDurableObject(stub, (store) => store.count())).toBe(0);
+    clock += 20_000; // used again 20 s later: its last-seen time is written behind
+    expect((await ask("/sweep", { cookie })).setCookie).toBeNull();
     expect(await runInDurableObject(stub, (store) => store.count())).toBe(1);
     expect(await runInDurableObject(stub, (_, state) => state.storage.getAlarm())).toBe(clock + MINUTE);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect(await runInDurableObject(stub, (store) => store.count())).toBe(0);
     expect(await runInDurableObject(stub, (store) => store.schemaVersion())).toBe(2);
     clock = Date.now();
+  });
+});
+
+describe("tokens carry their pin: other isolates serve them without a storage round trip", () => {
+  const IDLE_RULE = `    - matches: [{ path: { type: PathPrefix, value: /pin } }]
+      sessionPersistence: { sessionName: pin, idleTimeout: 10m }
+      backendRefs: [{ name: multi, port: 8080 }]`;
+  const storeOf = (token: string) => env.SESSIONS.get(env.SESSIONS.idFromName(`gateway-conformance-infra/pinned/rule/0#${token[0]}`));
+
+  async function started(): Promise<{ cookie: string; endpoint: string; token: string }> {
+    await seed(multiService(), route(IDLE_RULE, "pinned"));
+    clock = Date.now();
+    const first = await ask("/pin");
+    const cookie = cookieOf(first.setCookie);
+    return { cookie, endpoint: first.endpoint, token: cookie.split("=")[1]! };
+  }
+
+  it("a fresh isolate resumes a session the store has never heard of, from the token alone", async ({ expect }) => {
+    const { cookie, endpoint, token } = await started();
+    forgetCachedSessions();
+    clock += 5_000;
+    expect(await ask("/pin", { cookie })).toMatchObject({ endpoint, setCookie: null });
+    expect(await runInDurableObject(storeOf(token), (store) => store.count())).toBe(0);
+    // Later uses are written behind (at most every idleTimeout/4, 10 s at most), for other isolates' idle checks.
+    clock += 60_000;
+    expect(await ask("/pin", { cookie })).toMatchObject({ endpoint, setCookie: null });
+    expect(await runInDurableObject(storeOf(token), (store) => store.count())).toBe(1);
+    clock = Date.now();
+  });
+
+  it("past its idle timeout since issue, a fresh isolate asks the store: kept when it was used since, ended when not", async ({
+    expect,
+  }) => {
+    const { cookie, endpoint } = await started();
+    for (let i = 0; i < 3; i++) {
+      clock += 4 * MINUTE; // used every 4 minutes: written behind, as another isolate needs
+      expect((await ask("/pin", { cookie })).endpoint).toBe(endpoint);
+    }
+    forgetCachedSessions();
+    clock += 4 * MINUTE; // 16 minutes after issue, 4 after its last use
+    expect(await ask("/pin", { cookie })).toMatchObject({ endpoint, setCookie: null });
+    forgetCachedSessions();
+    clock += 11 * MINUTE; // idle for 11 minutes
+    expect((await ask("/pin", { cookie })).setCookie).toMatch(/^pin=/);
+    clock = Date.now();
+  });
+
+  it("a token of the earlier form (id and MAC, the pin in the store) still resumes its session", async ({ expect }) => {
+    await seed(multiService(), route(IDLE_RULE, "pinned"));
+    clock = Date.now();
+    const scope = "gateway-conformance-infra/pinned/rule/0";
+    const id = "AAAAAAAAAAAAAAAAAAAAAA";
+    const key = await sessionKey((env as Env).SESSION_HMAC_KEY!);
+    const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${scope}\n${id}`))).subarray(0, 16);
+    const token = `${id}.${btoa(String.fromCharCode(...mac))
+      .replaceAll("+", "-")
+      .replaceAll("/", "_")
+      .replace(/=+$/, "")}`;
+    const backend = "Service/c1/gateway-conformance-infra/multi:8080";
+    const endpoint = `c1/127.0.0.1:${inject("originPorts").v3}`;
+    await runInDurableObject(storeOf(id), (store) =>
+      store.touch(id, { backend, endpoint, createdAt: clock, lastSeen: clock, idleTimeoutMs: 10 * MINUTE }),
+    );
+    forgetCachedSessions();
+    expect(await ask("/pin", { cookie: `pin=${token}` })).toMatchObject({ endpoint: "infra-backend-v3", setCookie: null });
   });
 });
 
