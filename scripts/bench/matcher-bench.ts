@@ -136,8 +136,9 @@ export interface ShardedLoadFigure {
 }
 
 /** A table above the shard size: what an isolate reads and holds to serve one host. */
-export async function benchShardedLoad(routes: number): Promise<ShardedLoadFigure> {
-  const planned = planStorage(await compileBenchTable("prefix", routes, false, undefined, Math.min(routes / 10, 5000)));
+export async function benchShardedLoad(routes: number, shardBytes?: number, compiled?: RouteTable): Promise<ShardedLoadFigure> {
+  const table = compiled ?? (await compileBenchTable("prefix", routes, false, undefined, routes / 10));
+  const planned = planStorage(table, { shardBytes });
   if (!planned.ok) throw new Error(planned.problem);
   const { root, shards } = planned.plan;
   if (!isSharded(root.value)) throw new Error(`${routes} routes fit one value; nothing to shard`);

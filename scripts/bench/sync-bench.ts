@@ -29,13 +29,13 @@ export interface SyncFigure {
 }
 
 /** Writes a config folder of `routes` routes across `clusters` clusters (JSON Lists, as kubectl writes them). */
-function writeConfig(dir: string, routes: number, clusters: number): void {
+function writeConfig(dir: string, routes: number, clusters: number, hosts = Math.min(1000, routes)): void {
   const names = Array.from({ length: clusters }, (_, c) => `c${c}`);
   writeFileSync(
     join(dir, "kedge.yaml"),
     `apiVersion: kedge.dev/v1alpha1\nkind: EdgeConfig\nmetadata: { name: bench }\nspec:\n  gatewayClassName: kedge\n  clusters: [${names.map((n) => `{ name: ${n} }`).join(", ")}]\n`,
   );
-  const manifests = benchManifests({ routes, hosts: Math.min(1000, routes), clusters, kind: "prefix" });
+  const manifests = benchManifests({ routes, hosts, clusters, kind: "prefix" });
   for (const name of names) {
     mkdirSync(join(dir, "clusters", name), { recursive: true });
     const items = manifests.filter((m) => m.cluster === name).map((m) => m.raw);
@@ -66,6 +66,34 @@ function dryRunWallMs(dir: string): number {
     { cwd: ROOT, env, stdio: "ignore", maxBuffer: 1 << 28 },
   );
   return performance.now() - t;
+}
+
+export interface SyncScaleFigure {
+  routes: number;
+  hosts: number;
+  clusters: number;
+  loadMs: number;
+  compileMs: number;
+  maxRssMB: number;
+}
+
+/** Load + compile of `routes` routes over `hosts` hosts in a fresh process: time and peak RSS (no CLI runs). */
+export function benchSyncScale(routes: number, hosts: number, clusters = 3): SyncScaleFigure {
+  const dir = mkdtempSync(join(tmpdir(), "kedge-bench-sync-scale-"));
+  try {
+    writeConfig(dir, routes, clusters, hosts);
+    const probe = JSON.parse(
+      execFileSync(process.execPath, [TSX, join(ROOT, "scripts/bench/sync-probe.ts"), dir], {
+        cwd: ROOT,
+        env,
+        maxBuffer: 1 << 28,
+      }).toString(),
+    ) as { rules: number; loadMs: number; compileMs: number; maxRssMB: number };
+    if (probe.rules !== routes) throw new Error(`expected ${routes} rules, compiled ${probe.rules}`);
+    return { routes, hosts, clusters, loadMs: probe.loadMs, compileMs: probe.compileMs, maxRssMB: probe.maxRssMB };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export function benchSync(routes: number, clusters = 3): SyncFigure {

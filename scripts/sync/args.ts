@@ -37,7 +37,7 @@ Options:
   --status-out DIR      write each object's status block as YAML under DIR
   --wrangler-config F   wrangler config file (default: wrangler.toml)
   --shard-size SIZE     store tables above SIZE as shards by host, each about SIZE
-                        (bytes, or with KiB/MiB; default: 4MiB, at most 25MiB)
+                        (bytes, or with KiB/MiB; default: 1MiB, at most 25MiB)
   -h, --help            this text
 
 Exit codes: 0 written or unchanged (warnings allowed); 1 --strict and the report has errors;

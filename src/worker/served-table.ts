@@ -10,8 +10,12 @@ import type { CompiledBackend, Protocol, ShardedTable } from "../table/route-tab
 import { READ_LIMIT_MS, SharedRead, TIMED_OUT } from "./bounded-read";
 import { GatewayError } from "./errors";
 
-/** Shards kept per isolate: at the default shard size (4 MiB of JSON, ~10 MiB prepared), about 40 MiB. */
-export const MAX_LOADED_SHARDS = 4;
+/**
+ * Shards kept per isolate: at the default shard size (1 MiB of JSON, ~2.5 MiB prepared), about 30 MiB,
+ * and as much again for the previous version's during its minute of fallback: about 60 MiB at most,
+ * however many hosts an isolate serves (Workers allow 128 MiB).
+ */
+export const MAX_LOADED_SHARDS = 12;
 /** After a new version is adopted, how long the previous one still answers for hosts whose new shard cannot be read. */
 const FALLBACK_MS = 60_000;
 
