@@ -1,5 +1,6 @@
 /** @module Command-line flags of `npm run sync`. An unknown or misused flag is a UserError (exit 2). */
 import { DEFAULT_SHARD_BYTES, KV_VALUE_LIMIT_BYTES } from "../../src/table/kv-keys";
+import { findWranglerConfig } from "../lib/wrangler-config";
 import { UserError } from "./user-error";
 
 export type SyncTarget = "local" | "remote";
@@ -15,6 +16,8 @@ export interface SyncOptions {
   rollback?: { version?: string };
   statusOut?: string;
   wranglerConfig: string;
+  /** The wrangler environment (`[env.NAME]`) whose KV namespace and Worker the sync is for. */
+  env?: string;
   /** Tables above this many bytes are stored as shards by host. */
   shardBytes: number;
   help: boolean;
@@ -35,7 +38,9 @@ Options:
                         resource rejected, or a rule or backendRef of one dropped)
   --json                machine-readable output
   --status-out DIR      write each object's status block as YAML under DIR
-  --wrangler-config F   wrangler config file (default: wrangler.toml)
+  --wrangler-config F   wrangler config file (default: wrangler.json, wrangler.jsonc or
+                        wrangler.toml, the first that exists, as wrangler looks for them)
+  --env NAME            the wrangler environment ([env.NAME]) to write for
   --shard-size SIZE     store tables above SIZE as shards by host, each about SIZE
                         (bytes, or with KiB/MiB; default: 1MiB, at most 25MiB)
   -h, --help            this text
@@ -65,7 +70,7 @@ export function parseSyncArgs(argv: string[]): SyncOptions {
     dryRun: false,
     json: false,
     strict: false,
-    wranglerConfig: "wrangler.toml",
+    wranglerConfig: findWranglerConfig(),
     shardBytes: DEFAULT_SHARD_BYTES,
     help: false,
   };
@@ -117,6 +122,10 @@ export function parseSyncArgs(argv: string[]): SyncOptions {
         break;
       case "--wrangler-config":
         options.wranglerConfig = value();
+        break;
+      case "--env":
+      case "-e":
+        options.env = value();
         break;
       case "--shard-size":
         options.shardBytes = parseSize(flag, value());

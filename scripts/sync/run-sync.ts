@@ -4,6 +4,7 @@ import { planStorage, type ShardLimits, type StoragePlan } from "../../src/compi
 import type { RouteTable } from "../../src/table/route-table";
 import { readWranglerFacts } from "../lib/wrangler-config";
 import type { SyncOptions } from "./args";
+import { missingRoutesBlock, tableNameProblem } from "./deployment-checks";
 import { diffTables } from "./diff-tables";
 import type { KvStore } from "./kv-store";
 import { type LoadedConfig, loadConfig } from "./load-config";
@@ -23,7 +24,7 @@ export interface Output {
 export const EXIT = { OK: 0, REJECTED: 1, UNUSABLE_INPUT: 2 } as const;
 
 async function openStore(options: SyncOptions, abandoned: AbortSignal): Promise<KvStore> {
-  const facts = readWranglerFacts(options.wranglerConfig);
+  const facts = readWranglerFacts(options.wranglerConfig, options.env);
   return options.target === "remote"
     ? openRemoteKv(facts.kvNamespaceId, options.wranglerConfig)
     : openLocalKv(options.persistTo, facts.kvNamespaceId, abandoned);
@@ -126,6 +127,19 @@ async function compileAndWrite(
     for (const dir of loaded.unknownClusterDirs) io.out(`! clusters/${dir}/ is not named in kedge.yaml; ignored`);
   }
   if (options.target === "remote") {
+    // The deployed Worker: does it serve this table, and do its routes bring it these hostnames?
+    const facts = readWranglerFacts(options.wranglerConfig, options.env);
+    const where = options.env === undefined ? options.wranglerConfig : `environment "${options.env}" of ${options.wranglerConfig}`;
+    const nameProblem = tableNameProblem(facts, name, where);
+    if (nameProblem) {
+      summary.tableNameProblem = nameProblem;
+      if (!options.json) io.err(`! ${nameProblem}`);
+    }
+    const routes = missingRoutesBlock(facts, result.table, options.wranglerConfig);
+    if (routes) {
+      summary.missingRoutes = routes;
+      if (!options.json) io.err(`! ${routes}`);
+    }
     const unreachable = unreachableEndpoints(result.table);
     summary.unreachable = unreachable;
     for (const u of unreachable.slice(0, 20)) io.err(`! --remote: endpoint ${u.endpoint} of ${u.backend} is ${u.why}`);

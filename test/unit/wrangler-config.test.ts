@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { unstable_getMiniflareWorkerOptions } from "wrangler";
-import { readLocalWorkerOptions } from "../../scripts/lib/wrangler-config";
+import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
+import { findWranglerConfig, readLocalWorkerOptions, readWranglerFacts } from "../../scripts/lib/wrangler-config";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const READ = ["compatibilityDate", "compatibilityFlags", "bindings", "kvNamespaces", "durableObjects"] as const;
@@ -45,11 +45,60 @@ new_classes = ["LegacyStore"]
 [[migrations]]
 tag = "v2"
 new_sqlite_classes = ["SessionStore"]
+
+[env.staging]
+compatibility_flags = ["nodejs_compat", "no_global_navigator"]
+routes = [{ pattern = "staging.example.com/*", zone_name = "example.com" }]
+
+[env.staging.vars]
+KEDGE_TABLE = "edge-staging"
+
+[[env.staging.kv_namespaces]]
+binding = "ROUTES"
+id = "staging-ns"
+
+[[env.staging.durable_objects.bindings]]
+name = "SESSIONS"
+class_name = "SessionStore"
+`;
+
+/** The same Worker as RICHER in wrangler.jsonc's form: comments, trailing commas, a "//" inside a string. */
+const RICHER_JSONC = `// The Worker kedge deploys; see README: deploying.
+{
+  "name": "other",
+  "main": "src/index.ts", /* the entry */
+  "compatibility_date": "2026-01-15",
+  "compatibility_flags": ["nodejs_compat",],
+  "vars": { "KEDGE_TABLE": "edge-eu", "LIMITS": { "max": 3 }, "DOCS": "https://example.com//x" },
+  "kv_namespaces": [
+    { "binding": "ROUTES", "id": "abc123" },
+    { "binding": "OTHER", "id": "def456" }, // trailing comma next
+  ],
+  "durable_objects": {
+    "bindings": [
+      { "name": "SESSIONS", "class_name": "SessionStore" },
+      { "name": "LEGACY", "class_name": "LegacyStore" },
+    ],
+  },
+  "migrations": [
+    { "tag": "v1", "new_classes": ["LegacyStore"] },
+    { "tag": "v2", "new_sqlite_classes": ["SessionStore"] },
+  ],
+  "env": {
+    "staging": {
+      "compatibility_flags": ["nodejs_compat", "no_global_navigator"],
+      "routes": [{ "pattern": "staging.example.com/*", "zone_name": "example.com" }],
+      "vars": { "KEDGE_TABLE": "edge-staging" },
+      "kv_namespaces": [{ "binding": "ROUTES", "id": "staging-ns" }],
+      "durable_objects": { "bindings": [{ "name": "SESSIONS", "class_name": "SessionStore" }] },
+    },
+  },
+}
 `;
 
 /** wrangler's own options, only the fields the reader produces. */
-function wranglers(configPath: string): Record<string, unknown> {
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath);
+function wranglers(configPath: string, env?: string): Record<string, unknown> {
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath, env);
   return Object.fromEntries(READ.map((k) => [k, (workerOptions as Record<string, unknown>)[k]]));
 }
 
@@ -85,5 +134,32 @@ describe("readLocalWorkerOptions", () => {
       .filter(([k, v]) => k !== "modulesRules" && !isEmpty(v))
       .map(([k]) => k);
     expect(bound.filter((k) => !(READ as readonly string[]).includes(k))).toEqual([]);
+  });
+
+  for (const [form, text] of [
+    ["wrangler.toml", RICHER],
+    ["wrangler.json", JSON.stringify(JSON.parse(RICHER_JSONC.replace(/\/\/ [^\n]*|\/\*[^*]*\*\//g, "").replace(/,(\s*[}\]])/g, "$1")))],
+    ["wrangler.jsonc", RICHER_JSONC],
+  ] as const) {
+    it(`reads ${form}, top level and [env.staging], as wrangler does`, () => {
+      const sub = mkdtempSync(join(dir, "form-"));
+      const config = join(sub, form);
+      writeFileSync(config, text);
+      expect(findWranglerConfig(sub)).toBe(config);
+      for (const env of [undefined, "staging"]) {
+        expect(readLocalWorkerOptions(config, env), `${form} ${env ?? "top"}`).toEqual(wranglers(config, env));
+        const theirs = unstable_readConfig({ config, env });
+        const facts = readWranglerFacts(config, env);
+        expect(facts.kvNamespaceId).toBe(theirs.kv_namespaces.find((k) => k.binding === "ROUTES")?.id);
+        expect(facts.servedTable).toBe(theirs.vars.KEDGE_TABLE);
+        expect(facts.routes).toEqual(theirs.routes?.map((r) => (typeof r === "string" ? r : r.pattern)) ?? []);
+      }
+    });
+  }
+
+  it("names a missing environment and the ones there are", () => {
+    const config = join(dir, "wrangler.toml");
+    writeFileSync(config, RICHER);
+    expect(() => readWranglerFacts(config, "prod")).toThrow('has no environment "prod"');
   });
 });
