@@ -150,9 +150,11 @@ describe("readLocalWorkerOptions", () => {
         expect(readLocalWorkerOptions(config, env), `${form} ${env ?? "top"}`).toEqual(wranglers(config, env));
         const theirs = unstable_readConfig({ config, env });
         const facts = readWranglerFacts(config, env);
-        expect(facts.kvNamespaceId).toBe(theirs.kv_namespaces.find((k) => k.binding === "ROUTES")?.id);
+        expect(facts.kvNamespaceId).toBe(theirs.kv_namespaces.find((k: { binding: string }) => k.binding === "ROUTES")?.id);
         expect(facts.servedTable).toBe(theirs.vars.KEDGE_TABLE);
-        expect(facts.routes).toEqual(theirs.routes?.map((r) => (typeof r === "string" ? r : r.pattern)) ?? []);
+        expect(facts.routes).toEqual(
+          theirs.routes?.map((r: string | { pattern: string }) => (typeof r === "string" ? r : r.pattern)) ?? [],
+        );
       }
     });
   }
