@@ -9,6 +9,7 @@ import { writeFileSync } from "node:fs";
 import { benchGrowth, benchMatcher, benchShardedLoad, benchTableLoad, type GrowthFigure, type MatcherFigure } from "./bench/matcher-bench";
 import type { MatchKind } from "./bench/route-tables";
 import { fmt } from "./bench/stats";
+import { writeReadmeTable } from "./bench/readme-table";
 import { benchRegex } from "./bench/regex-bench";
 import { benchSync, benchSyncScale } from "./bench/sync-bench";
 import { benchThroughput } from "./bench/throughput-bench";
@@ -148,7 +149,8 @@ async function main(): Promise<void> {
     throughput,
   };
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
-  console.log(`\nwrote ${out}`);
+  writeReadmeTable(results);
+  console.log(`\nwrote ${out} and the README's performance table`);
 }
 
 main().catch((error: unknown) => {
