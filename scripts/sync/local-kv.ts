@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { KvStore } from "./kv-store";
+import { type KvStore, oneByOne } from "./kv-store";
 import { UserError } from "./user-error";
 
 const HOST = fileURLToPath(new URL("./local-kv-host.mjs", import.meta.url));
@@ -106,12 +106,15 @@ export async function openLocalKv(persistTo: string, namespaceId: string, abando
     });
   }
 
+  const get = (key: string) => call("get", key);
+  const put = async (key: string, value: string) => {
+    await call("put", key, value);
+  };
   return {
     description: `local state ${root} (namespace ${namespaceId})`,
-    get: (key) => call("get", key),
-    async put(key, value) {
-      await call("put", key, value);
-    },
+    get,
+    put,
+    ...oneByOne({ get, put }),
     async delete(key) {
       await call("delete", key);
     },

@@ -46,9 +46,16 @@ export async function readStoredTable(kv: KvStore, name: string, version: string
 
 /** The shards of a sharded version, or null when one is missing or unreadable. */
 async function readShards(kv: KvStore, name: string, version: string, count: number): Promise<RouteTable[] | null> {
+  const texts = await kv.getMany(Array.from({ length: count }, (_, i) => KV_KEYS.shard(name, version, i)));
   const shards: RouteTable[] = [];
-  for (let i = 0; i < count; i++) {
-    const parsed = parseRouteTable(await readJson(kv, KV_KEYS.shard(name, version, i)));
+  for (const text of texts) {
+    let value: unknown = null;
+    try {
+      value = text === null ? null : JSON.parse(text);
+    } catch {
+      return null;
+    }
+    const parsed = parseRouteTable(value);
     if (!parsed.ok || parsed.value.version !== version) return null;
     shards.push(parsed.value);
   }
@@ -69,11 +76,13 @@ export async function readCurrentTable(kv: KvStore, name: string): Promise<Route
   return pointer ? readTable(kv, name, pointer.version) : null;
 }
 
-/** Writes a value and reads it back: what KV returns must be exactly what was written. */
-async function putVerified(kv: KvStore, key: string, text: string): Promise<void> {
-  await kv.put(key, text);
-  const readBack = await kv.get(key);
-  if (readBack !== text) throw new Error(`read-back of ${key} differs from what was written; the pointer was not moved`);
+/** Writes values (in bulk) and reads them back: what KV returns must be exactly what was written. */
+async function putVerified(kv: KvStore, entries: [key: string, text: string][]): Promise<void> {
+  await kv.putMany(entries);
+  const readBack = await kv.getMany(entries.map(([key]) => key));
+  entries.forEach(([key, text], i) => {
+    if (readBack[i] !== text) throw new Error(`read-back of ${key} differs from what was written; the pointer was not moved`);
+  });
 }
 
 function pointerFor(version: string, schemaVersion: number, now: Date): string {
@@ -88,8 +97,12 @@ export async function pushTable(kv: KvStore, plan: StoragePlan, now = new Date()
     return { changed: false, version: root.version, pruned: [], history: await readHistory(kv, root.name) };
   }
   // Shards first: a root (and later the pointer) never names a shard that is not stored yet.
-  for (const [i, shard] of plan.shards.entries()) await putVerified(kv, KV_KEYS.shard(root.name, root.version, i), shard.text);
-  await putVerified(kv, KV_KEYS.blob(root.name, root.version), plan.root.text);
+  if (plan.shards.length > 0)
+    await putVerified(
+      kv,
+      plan.shards.map((shard, i) => [KV_KEYS.shard(root.name, root.version, i), shard.text]),
+    );
+  await putVerified(kv, [[KV_KEYS.blob(root.name, root.version), plan.root.text]]);
   const history = (await readHistory(kv, root.name)).filter((e) => e.version !== root.version);
   history.unshift({
     version: root.version,
