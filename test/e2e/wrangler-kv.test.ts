@@ -70,4 +70,56 @@ describe("KV through wrangler's kv key commands (the --remote store, pointed at 
     gateway = await startGateway(ws.state, "via-wrangler");
     expect(await tally(gateway, "shop.example.com", "/", 10)).toEqual({ café: 10 });
   });
+
+  it("pushes a sharded table in bulk (one wrangler process per batch, progress per batch) and reads it back whole", async ({ expect }) => {
+    // 30 routes on 30 hosts: a table of a few dozen KiB, in shards of about 2 KiB.
+    const routes = Array.from(
+      { length: 30 },
+      (_, i) => `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: r${i}, namespace: shop }
+spec:
+  parentRefs: [{ name: gw }]
+  hostnames: [h${i}.example.com]
+  rules: [{ matches: [{ path: { type: PathPrefix, value: /app${i} } }], backendRefs: [{ name: café, port: 8080 }] }]
+`,
+    );
+    const manifests = yamlDocs(
+      gatewayAndRoute({ namespace: "shop", route: "first", rules: "    - backendRefs: [{ name: café, port: 8080 }]" }),
+      service("café", "shop"),
+      ...routes,
+    );
+    const lines: string[] = [];
+    const wranglerConfig = join(ROOT, "wrangler.toml");
+    const bulk = openRemoteKv(
+      readWranglerFacts(wranglerConfig).kvNamespaceId,
+      wranglerConfig,
+      ["--local", "--persist-to", ws.state],
+      (line) => lines.push(line),
+    );
+    try {
+      const { parse } = await import("yaml");
+      const { parseEdgeConfig } = await import("../../src/compile/edge-config");
+      const { parseManifestFile } = await import("../../src/gateway-api/parse-manifests");
+      const edge = parseEdgeConfig(parse(EDGE.replace("via-wrangler", "bulk")), "kedge.yaml");
+      const result = await compileRouteTable(edge, parseManifestFile("c1", "many.yaml", manifests).manifests);
+      const plan = planOrRefuse(result.table, { shardBytes: 2048 }, result.text);
+      expect(plan.shards.length).toBeGreaterThanOrEqual(10);
+      const outcome = await pushTable(bulk, plan);
+      expect(outcome).toMatchObject({ changed: true, version: result.table.version });
+      // All shards in one bulk write, read back ten at a time.
+      expect(lines.filter((l) => l.includes("written"))).toEqual([
+        `  written ${plan.shards.length} of ${plan.shards.length} values`,
+        "  written 1 of 1 values",
+      ]);
+      expect(lines.filter((l) => l.includes("read back")).length).toBe(Math.ceil(plan.shards.length / 10) + 1);
+      // Joined from its shards: the same version, rules and backends (match positions are the shards' own).
+      const joined = await readCurrentTable(bulk, "bulk");
+      expect(joined?.version).toBe(result.table.version);
+      expect(joined?.rules.map((r) => r.id).sort()).toEqual(result.table.rules.map((r) => r.id).sort());
+      expect(joined?.backends).toEqual(result.table.backends);
+    } finally {
+      await bulk.close();
+    }
+  });
 });
