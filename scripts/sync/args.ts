@@ -12,6 +12,8 @@ export interface SyncOptions {
   dryRun: boolean;
   json: boolean;
   strict: boolean;
+  /** `--history`: list the kept versions and which one is served; write nothing. */
+  history?: boolean;
   /** `--rollback` alone: the previous version; `--rollback V`: that version. */
   rollback?: { version?: string };
   statusOut?: string;
@@ -33,7 +35,9 @@ Options:
   --persist-to DIR      local state folder, like wrangler's flag (default: .wrangler/state)
   --remote              write to the KV namespace in wrangler.toml, through wrangler and your login
   --dry-run             show what would change against the current table; write nothing
-  --rollback [VERSION]  point the edge back at VERSION (default: the previous version)
+  --rollback [VERSION]  point the edge back at VERSION (default: the previous version);
+                        with --dry-run, show what would change and write nothing
+  --history             list the kept versions (time, rules, backends, shards), the served one marked
   --strict              exit 1 and write nothing when the report has any error (a
                         resource rejected, or a rule or backendRef of one dropped)
   --json                machine-readable output
@@ -114,6 +118,9 @@ export function parseSyncArgs(argv: string[]): SyncOptions {
       case "--json":
         options.json = true;
         break;
+      case "--history":
+        options.history = true;
+        break;
       case "--strict":
         options.strict = true;
         break;
@@ -150,6 +157,7 @@ export function parseSyncArgs(argv: string[]): SyncOptions {
   }
   if (sawLocal && sawRemote) throw new UserError("--local and --remote cannot be combined", "choose where to write");
   if (sawRemote && sawPersist) throw new UserError("--persist-to applies to --local only", "drop --persist-to, or use --local");
-  if (options.rollback && options.dryRun) throw new UserError("--rollback and --dry-run cannot be combined", "run --rollback alone");
+  if (options.history && (options.rollback || options.dryRun))
+    throw new UserError("--history writes nothing and takes no --rollback or --dry-run");
   return options;
 }

@@ -6,6 +6,29 @@ interface Changes {
   added: string[];
   removed: string[];
   changed: string[];
+  /** For each changed id, what changed: `path: old → new`, at most FIELD_LIMIT of them. */
+  fields: Record<string, string[]>;
+}
+
+const FIELD_LIMIT = 8;
+const shown = (v: unknown): string => (v === undefined ? "(none)" : JSON.stringify(v).slice(0, 80));
+
+/** The leaf paths at which two JSON values differ, as `path: old → new`. */
+export function fieldChanges(a: unknown, b: unknown, path = "", out: string[] = []): string[] {
+  if (out.length >= FIELD_LIMIT) return out;
+  const isObject = (v: unknown) => typeof v === "object" && v !== null;
+  if (isObject(a) && isObject(b) && Array.isArray(a) === Array.isArray(b)) {
+    const keys = Array.isArray(a)
+      ? Array.from({ length: Math.max(a.length, (b as unknown[]).length) }, (_, i) => i)
+      : [...new Set([...Object.keys(a as object), ...Object.keys(b as object)])].sort();
+    for (const key of keys) {
+      const at = typeof key === "number" ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+      fieldChanges((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], at, out);
+    }
+    return out;
+  }
+  if (JSON.stringify(a) !== JSON.stringify(b)) out.push(`${path || "(value)"}: ${shown(a)} → ${shown(b)}`);
+  return out;
 }
 
 export interface TableDiff {
@@ -55,17 +78,19 @@ function compare(
   const is = new Set(after);
   const both = new Set(after.filter((id) => was.has(id)));
   const [old, now] = views(both);
+  const changed = [...both].filter((id) => old.get(id) !== now.get(id)).sort();
   return {
     added: after.filter((id) => !was.has(id)).sort(),
     removed: before.filter((id) => !is.has(id)).sort(),
-    changed: [...both].filter((id) => old.get(id) !== now.get(id)).sort(),
+    changed,
+    fields: Object.fromEntries(changed.map((id) => [id, fieldChanges(JSON.parse(old.get(id)!), JSON.parse(now.get(id)!))])),
   };
 }
 
 const backendViews = (table: RouteTable, ids: Set<string>) => new Map([...ids].map((id) => [id, canonicalJson(table.backends[id])]));
 
 export function diffTables(current: RouteTable | null, next: RouteTable): TableDiff {
-  const nothing: Changes = { added: [], removed: [], changed: [] };
+  const nothing: Changes = { added: [], removed: [], changed: [], fields: {} };
   // A version is the hash of a whole table: the same version is the same table (an unchanged config re-synced).
   if (current?.version === next.version) {
     return { from: current.version, to: next.version, rules: nothing, backends: nothing, hostsChanged: false };

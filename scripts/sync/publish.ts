@@ -129,7 +129,8 @@ export async function rollbackTable(
   name: string,
   version: string | undefined,
   now = new Date(),
-): Promise<{ from?: string; to: string }> {
+  dryRun = false,
+): Promise<{ from?: string; to: string; table: RouteTable; current: RouteTable | null }> {
   const pointer = await readPointer(kv, name);
   const history = await readHistory(kv, name);
   let target = version;
@@ -141,7 +142,7 @@ export async function rollbackTable(
         pointer
           ? `table ${name} has no version before ${pointer.version} to roll back to`
           : `table ${name} was never written here: nothing to roll back to`,
-        "list versions with `npm run sync -- --dry-run --json`; the history keeps the last 10",
+        "list the kept versions with `kedge history` (the last 10 are kept)",
       );
   }
   // Every part must still be readable: a version with a missing shard is not one to point the edge at.
@@ -150,6 +151,7 @@ export async function rollbackTable(
     const known = history.map((e) => e.version).join(", ") || "(none)";
     throw new UserError(`version ${target} of table ${name} is not stored (or is unreadable)`, `kept versions: ${known}`);
   }
-  if (pointer?.version !== target) await kv.put(KV_KEYS.current(name), pointerFor(target, table.schemaVersion, now));
-  return { from: pointer?.version, to: target };
+  const current = pointer ? await readTable(kv, name, pointer.version) : null;
+  if (!dryRun && pointer?.version !== target) await kv.put(KV_KEYS.current(name), pointerFor(target, table.schemaVersion, now));
+  return { from: pointer?.version, to: target, table, current };
 }

@@ -9,7 +9,7 @@ import { diffTables } from "./diff-tables";
 import type { KvStore } from "./kv-store";
 import { type LoadedConfig, loadConfig } from "./load-config";
 import { openLocalKv } from "./local-kv";
-import { pushTable, readCurrentTable, rollbackTable } from "./publish";
+import { pushTable, readCurrentTable, readHistory, readPointer, rollbackTable } from "./publish";
 import { openRemoteKv } from "./remote-kv";
 import { unreachableEndpoints } from "./unreachable-endpoints";
 import { UserError } from "./user-error";
@@ -82,6 +82,7 @@ export async function runSync(options: SyncOptions, io: Output, compiled?: Compi
   const store = new StoreOpenedAhead(options);
   try {
     const loaded = compiled?.loaded ?? loadConfig(options.configDir);
+    if (options.history) return await history(options, io, loaded.edge.name, store);
     if (options.rollback) return await rollback(options, io, loaded.edge.name, store);
     return await compileAndWrite(options, io, loaded, store, compiled?.result);
   } finally {
@@ -90,13 +91,56 @@ export async function runSync(options: SyncOptions, io: Output, compiled?: Compi
 }
 
 async function rollback(options: SyncOptions, io: Output, name: string, store: StoreOpenedAhead): Promise<number> {
-  const { from, to } = await store.use((kv) => rollbackTable(kv, name, options.rollback?.version));
-  if (options.json) io.out(JSON.stringify({ rollback: { table: name, from, to } }, null, 2));
-  else
+  const dryRun = options.dryRun;
+  const { from, to, table, current } = await store.use((kv) => rollbackTable(kv, name, options.rollback?.version, new Date(), dryRun));
+  const diff = diffTables(current, table);
+  if (options.json) {
+    io.out(JSON.stringify({ rollback: { table: name, from, to, written: !dryRun && from !== to, ...(dryRun ? { diff } : {}) } }, null, 2));
+    return EXIT.OK;
+  }
+  if (from === to) io.out(`table ${name} already serves ${to}; nothing written`);
+  else if (!dryRun) io.out(`table ${name}: pointer moved ${from ?? "(none)"} → ${to}`);
+  else {
+    io.out(`dry run: table ${name} would move ${from ?? "(none)"} → ${to} (nothing written)`);
+    printDiff(io, diff);
+  }
+  return EXIT.OK;
+}
+
+async function history(options: SyncOptions, io: Output, name: string, store: StoreOpenedAhead): Promise<number> {
+  const { entries, served } = await store.use(async (kv) => ({
+    entries: await readHistory(kv, name),
+    served: (await readPointer(kv, name))?.version,
+  }));
+  if (options.json) {
+    io.out(JSON.stringify({ table: name, served, history: entries }, null, 2));
+    return EXIT.OK;
+  }
+  if (entries.length === 0) {
+    io.out(`table ${name} was never written here`);
+    return EXIT.OK;
+  }
+  io.out(`table ${name} (${entries.length} kept versions; * = served)`);
+  for (const e of entries)
     io.out(
-      from === to ? `table ${name} already serves ${to}; nothing written` : `table ${name}: pointer moved ${from ?? "(none)"} → ${to}`,
+      `${e.version === served ? "*" : " "} ${e.version}  ${e.writtenAt}  ${count(e.rules, "rule")}, ${count(e.backends, "backend")}${e.shards ? `, ${e.shards} shards` : ""}`,
     );
   return EXIT.OK;
+}
+
+/** The rules and backends a change adds, removes or changes, one line each. */
+function printDiff(io: Output, diff: ReturnType<typeof diffTables>): void {
+  for (const [what, d] of [
+    ["rule", diff.rules],
+    ["backend", diff.backends],
+  ] as const) {
+    for (const id of d.added) io.out(`  + ${what} ${id}`);
+    for (const id of d.removed) io.out(`  - ${what} ${id}`);
+    for (const id of d.changed) {
+      io.out(`  ~ ${what} ${id}`);
+      for (const field of d.fields[id] ?? []) io.out(`      ${field}`);
+    }
+  }
 }
 
 async function compileAndWrite(
@@ -169,14 +213,7 @@ async function compileAndWrite(
           ? `\ndry run: the edge already serves ${diff.to}; nothing would be written`
           : `\ndry run: ${diff.from ?? "(no table)"} → ${diff.to} (nothing written)`,
       );
-      for (const [what, d] of [
-        ["rule", diff.rules],
-        ["backend", diff.backends],
-      ] as const) {
-        for (const id of d.added) io.out(`  + ${what} ${id}`);
-        for (const id of d.removed) io.out(`  - ${what} ${id}`);
-        for (const id of d.changed) io.out(`  ~ ${what} ${id}`);
-      }
+      printDiff(io, diff);
     }
     return finish(EXIT.OK);
   }

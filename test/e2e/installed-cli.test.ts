@@ -1,0 +1,49 @@
+/**
+ * kedge as a team installs it: the package packed with `npm pack`, installed from the tarball into a fresh
+ * folder outside the repository, and run as `npx kedge` there on a kedge config and a wrangler config
+ * (dependencies come from the npm registry, or npm's cache, as for any package).
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { ROOT } from "./harness";
+
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+const env = { ...process.env, WRANGLER_SEND_METRICS: "false", npm_config_audit: "false", npm_config_fund: "false" };
+
+describe("the installed kedge CLI", () => {
+  const dir = mkdtempSync(join(tmpdir(), "kedge-installed-"));
+  const app = join(dir, "app");
+  const kedge = (...args: string[]) => spawnSync("npx", ["--no-install", "kedge", ...args], { cwd: app, env, encoding: "utf8" });
+
+  beforeAll(() => {
+    execFileSync(npm, ["pack", "--pack-destination", dir], { cwd: ROOT, env, stdio: "ignore" });
+    const tarball = readdirSync(dir).find((f) => f.endsWith(".tgz"))!;
+    cpSync(join(ROOT, "config"), join(app, "config"), { recursive: true });
+    cpSync(join(ROOT, "wrangler.toml"), join(app, "wrangler.toml"));
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "edge-config", private: true, type: "module" }));
+    execFileSync(npm, ["install", "--prefer-offline", join(dir, tarball)], { cwd: app, env, stdio: "ignore" });
+  }, 240_000);
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("syncs a config folder into local state, lists the version, and shows a change before writing it", ({ expect }) => {
+    const synced = kedge("sync", "--config", "config", "--local", "--persist-to", "state");
+    expect(synced.status, synced.stderr).toBe(0);
+    expect(synced.stdout).toMatch(/wrote table kedge@\w+ to local state/);
+    const history = kedge("history", "--config", "config", "--persist-to", "state");
+    expect(history.status).toBe(0);
+    expect(history.stdout).toMatch(/^\* \w{20} {2}\S+ {2}15 rules, 11 backends$/m);
+    const routes = join(app, "config", "clusters", "us-east", "routes.yaml");
+    writeFileSync(routes, readFileSync(routes, "utf8").replace("weight: 80", "weight: 7"));
+    const diff = kedge("diff", "--config", "config", "--persist-to", "state");
+    expect(diff.status).toBe(0);
+    expect(diff.stdout).toContain("rule.backendRefs[0].weight: 80 → 7");
+    expect(kedge("history", "--config", "config", "--persist-to", "state").stdout).toContain("(1 kept versions");
+    const unknown = kedge("deploy-everything");
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "deploy-everything"');
+  });
+});
