@@ -42,6 +42,12 @@ describe("the installed kedge CLI", () => {
     expect(diff.status).toBe(0);
     expect(diff.stdout).toContain("rule.backendRefs[0].weight: 80 → 7");
     expect(kedge("history", "--config", "config", "--persist-to", "state").stdout).toContain("(1 kept versions");
+    expect(kedge("sync", "--config", "config", "--persist-to", "state").status).toBe(0);
+    const back = kedge("rollback", "--dry-run", "--config", "config", "--persist-to", "state");
+    expect(back.stdout).toMatch(/dry run: table kedge would move \w+ → \w+ \(nothing written\)/);
+    expect(back.stdout).toContain("rule.backendRefs[0].weight: 7 → 80");
+    // Nothing moved: the newer version is still the served one.
+    expect(kedge("history", "--config", "config", "--persist-to", "state").stdout).toMatch(/^\* \w{20} .*\n {2}\w{20} /m);
     const unknown = kedge("deploy-everything");
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('unknown command "deploy-everything"');

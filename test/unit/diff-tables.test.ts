@@ -27,14 +27,19 @@ describe("diffTables", () => {
     const forward = diffTables(served, next);
     expect(forward.from).toBe(served.version);
     expect(forward.to).toBe(next.version);
-    expect(forward.rules).toEqual({ added: added.sort(), removed: [], changed: [] });
+    expect(forward.rules).toEqual({ added: added.sort(), removed: [], changed: [], fields: {} });
     const v2 = Object.keys(next.backends).filter((id) => id.includes("infra-backend-v2"));
     expect(v2.length).toBeGreaterThan(0);
-    expect(forward.backends).toEqual({ added: [], removed: [], changed: v2.sort() });
+    expect(forward.backends).toMatchObject({ added: [], removed: [], changed: v2.sort() });
+    // Field by field: the endpoint's port moved.
+    expect(forward.backends.fields[v2[0]!]).toEqual([
+      expect.stringMatching(/^endpoints\[0\]\.(id|port): /),
+      expect.stringMatching(/^endpoints\[0\]\.(id|port): /),
+    ]);
     expect(forward.hostsChanged).toBe(true);
 
     const backward = diffTables(next, served);
-    expect(backward.rules).toEqual({ added: [], removed: added.sort(), changed: [] });
+    expect(backward.rules).toEqual({ added: [], removed: added.sort(), changed: [], fields: {} });
     expect(backward.backends.changed).toEqual(v2.sort());
   });
 
@@ -44,8 +49,13 @@ describe("diffTables", () => {
     const match = next.matches.find((m) => m.rule === 3)!;
     match.method = "POST";
     const diff = diffTables(served, { ...next, version: "f".repeat(20) });
-    expect(diff.rules).toEqual({ added: [], removed: [], changed: [served.rules[3]!.id] });
-    expect(diff.backends).toEqual({ added: [], removed: [], changed: [] });
+    expect(diff.rules).toEqual({
+      added: [],
+      removed: [],
+      changed: [served.rules[3]!.id],
+      fields: { [served.rules[3]!.id]: ['matches[0].method: (none) → "POST"'] },
+    });
+    expect(diff.backends).toEqual({ added: [], removed: [], changed: [], fields: {} });
     expect(diff.hostsChanged).toBe(false);
   });
 
@@ -59,8 +69,8 @@ describe("diffTables", () => {
     expect(diffTables(table, structuredClone(table))).toEqual({
       from: table.version,
       to: table.version,
-      rules: { added: [], removed: [], changed: [] },
-      backends: { added: [], removed: [], changed: [] },
+      rules: { added: [], removed: [], changed: [], fields: {} },
+      backends: { added: [], removed: [], changed: [], fields: {} },
       hostsChanged: false,
     });
   });

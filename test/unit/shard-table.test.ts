@@ -122,8 +122,8 @@ describe("storage plan", () => {
     );
     // Another version, so the diff compares every rule, backend and host instead of trusting the version.
     const diff = diffTables(joined, { ...table, version: "0".repeat(20) });
-    expect(diff.rules).toEqual({ added: [], removed: [], changed: [] });
-    expect(diff.backends).toEqual({ added: [], removed: [], changed: [] });
+    expect(diff.rules).toEqual({ added: [], removed: [], changed: [], fields: {} });
+    expect(diff.backends).toEqual({ added: [], removed: [], changed: [], fields: {} });
     expect(diff.hostsChanged).toBe(false);
   });
 

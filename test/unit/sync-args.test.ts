@@ -33,7 +33,7 @@ describe("sync flags", () => {
     [["--config"], /--config needs a value/],
     [["--local", "--remote"], /cannot be combined/],
     [["--remote", "--persist-to", "x"], /--local only/],
-    [["--rollback", "--dry-run"], /cannot be combined/],
+    [["--history", "--rollback"], /--history writes nothing/],
   ])("refuses %j with a UserError", ([argv, message], { expect }) => {
     expect(() => parseSyncArgs(argv as string[])).toThrow(UserError);
     expect(() => parseSyncArgs(argv as string[])).toThrow(message as RegExp);
