@@ -83,6 +83,8 @@ export function loadConfig(configDir: string): LoadedConfig {
   const manifests: Manifest[] = [];
   const skipped: SkippedDocument[] = [];
   for (const cluster of edge.clusters) {
+    // A live cluster is read through the Kubernetes API (withLiveClusters), not from a folder.
+    if (cluster.kubeContext) continue;
     const dir = join(clustersDir, cluster.name);
     if (!existsSync(dir))
       throw new UserError(
@@ -109,4 +111,17 @@ export function loadConfig(configDir: string): LoadedConfig {
         .map((d) => d.name)
     : [];
   return { edge, manifests, skipped, unknownClusterDirs };
+}
+
+/** The config with the objects of its live clusters (kedge.yaml `kubeContext`) read through the Kubernetes API. */
+export async function withLiveClusters(loaded: LoadedConfig): Promise<LoadedConfig> {
+  const live = loaded.edge.clusters.filter((c) => c.kubeContext);
+  if (live.length === 0) return loaded;
+  const { readLiveCluster } = await import("./live-clusters");
+  const read = await Promise.all(live.map((cluster) => readLiveCluster(cluster)));
+  return {
+    ...loaded,
+    manifests: [...loaded.manifests, ...read.flatMap((r) => r.manifests)],
+    skipped: [...loaded.skipped, ...read.flatMap((r) => r.skipped)],
+  };
 }

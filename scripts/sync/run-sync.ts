@@ -7,7 +7,7 @@ import type { SyncOptions } from "./args";
 import { missingRoutesBlock, tableNameProblem } from "./deployment-checks";
 import { diffTables } from "./diff-tables";
 import type { KvStore } from "./kv-store";
-import { type LoadedConfig, loadConfig } from "./load-config";
+import { type LoadedConfig, loadConfig, withLiveClusters } from "./load-config";
 import { openLocalKv } from "./local-kv";
 import { pushTable, readCurrentTable, readHistory, readPointer, rollbackTable } from "./publish";
 import { openRemoteKv } from "./remote-kv";
@@ -81,7 +81,7 @@ export async function runSync(options: SyncOptions, io: Output, compiled?: Compi
   // unused when the config is unusable).
   const store = new StoreOpenedAhead(options);
   try {
-    const loaded = compiled?.loaded ?? loadConfig(options.configDir);
+    const loaded = compiled?.loaded ?? (await withLiveClusters(loadConfig(options.configDir)));
     if (options.history) return await history(options, io, loaded.edge.name, store);
     if (options.rollback) return await rollback(options, io, loaded.edge.name, store);
     return await compileAndWrite(options, io, loaded, store, compiled?.result);

@@ -27,6 +27,10 @@ export interface ClusterSettings {
   /** Relative capacity: every endpoint of this cluster weighs this much. */
   weight: number;
   endpoints: EndpointSource;
+  /** Read the cluster through the Kubernetes API with this kubeconfig context, instead of clusters/<name>/. */
+  kubeContext?: string;
+  /** The kubeconfig file the context is in (default: $KUBECONFIG, else ~/.kube/config). */
+  kubeconfig?: string;
 }
 
 /** Which external hostnames XBackends may name, and how their client certificates map to Worker bindings. */
@@ -291,12 +295,18 @@ export function parseEdgeConfig(raw: unknown, file: string, locate?: Locate): Ed
       throw new EdgeConfigError(`${at}.weight must be an integer 0-1000000`);
     }
     if (c.region !== undefined && typeof c.region !== "string") throw new EdgeConfigError(`${at}.region must be a string`);
+    for (const key of ["kubeContext", "kubeconfig"] as const)
+      if (c[key] !== undefined && (typeof c[key] !== "string" || c[key] === ""))
+        throw new EdgeConfigError(`${at}.${key} must be a non-empty string`);
+    if (c.kubeconfig !== undefined && c.kubeContext === undefined) throw new EdgeConfigError(`${at}.kubeconfig needs kubeContext`);
     return {
       name: c.name,
       region: c.region,
       locality: parseLocality(c.locality, `${at}.locality`),
       weight,
       endpoints: parseEndpoints(c.endpoints, `${at}.endpoints`),
+      ...(typeof c.kubeContext === "string" ? { kubeContext: c.kubeContext } : {}),
+      ...(typeof c.kubeconfig === "string" ? { kubeconfig: c.kubeconfig } : {}),
     };
   });
   const locality = parseLocalitySettings(spec.locality, `${file}: spec.locality`);

@@ -37,6 +37,8 @@ export const EDGE_CONFIG_SCHEMA: Schema = obj(
                 countries: list(str({ pattern: /^[A-Z]{2}$/, hint: "a two-letter country code like US" })),
                 colos: list(str({ pattern: /^[A-Z]{3}$/, hint: "a three-letter Cloudflare colo code like IAD" })),
               }),
+              kubeContext: str(),
+              kubeconfig: str(),
               endpoints: obj({
                 from: str({ enum: ["EndpointSlice", "LoadBalancer", "Hostname"] }),
                 scheme: str({ enum: ["http", "https"] }),

@@ -1,0 +1,148 @@
+/**
+ * Clusters read through the Kubernetes API (kedge.yaml `kubeContext`): `sync` with a kubeconfig whose
+ * contexts point at stand-in API servers (test/support/kube-api-stand-in.ts, checked once by hand with the
+ * real kubectl). A cluster that refuses the listing, or cannot be reached, stops the sync with its name and
+ * the reason, and nothing is written.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { kubeconfigFor, type StandIn, type StandInResource, startStandIn } from "../support/kube-api-stand-in";
+import { freePort, runScript, Workspace } from "./harness";
+
+const TOKEN = "stand-in-token";
+const GW = "gateway.networking.k8s.io";
+
+function clusterObjects(cluster: string, port: number): StandInResource[] {
+  return [
+    {
+      group: GW,
+      version: "v1",
+      plural: "gateways",
+      kind: "Gateway",
+      items: [
+        {
+          metadata: { name: "edge", namespace: "shop" },
+          spec: { gatewayClassName: "kedge", listeners: [{ name: "http", protocol: "HTTP", port: 80 }] },
+        },
+      ],
+    },
+    {
+      group: GW,
+      version: "v1",
+      plural: "httproutes",
+      kind: "HTTPRoute",
+      items: [
+        {
+          metadata: { name: `store-${cluster}`, namespace: "shop", creationTimestamp: "2026-10-02T09:15:02Z" },
+          spec: {
+            parentRefs: [{ name: "edge" }],
+            hostnames: [`${cluster}.example.com`],
+            rules: [{ backendRefs: [{ name: "store", port: 80 }] }],
+          },
+        },
+      ],
+    },
+    {
+      group: GW,
+      version: "v1",
+      plural: "gatewayclasses",
+      kind: "GatewayClass",
+      items: [{ metadata: { name: "kedge" }, spec: { controllerName: "kedge.dev/edge" } }],
+    },
+    {
+      group: "",
+      version: "v1",
+      plural: "services",
+      kind: "Service",
+      items: [{ metadata: { name: "store", namespace: "shop" }, spec: { ports: [{ name: "http", port: 80 }] } }],
+    },
+    { group: "", version: "v1", plural: "namespaces", kind: "Namespace", items: [{ metadata: { name: "shop" } }] },
+    {
+      group: "discovery.k8s.io",
+      version: "v1",
+      plural: "endpointslices",
+      kind: "EndpointSlice",
+      items: [
+        {
+          metadata: { name: "store-abc", namespace: "shop", labels: { "kubernetes.io/service-name": "store" } },
+          addressType: "IPv4",
+          ports: [{ name: "http", port }],
+          endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: true } }],
+        },
+      ],
+    },
+  ];
+}
+
+const edge = (clusters: string) => `apiVersion: kedge.dev/v1alpha1
+kind: EdgeConfig
+metadata: { name: live }
+spec:
+  gatewayClassName: kedge
+  egress: { allowLocalhost: true }
+  clusters: ${clusters}
+`;
+
+describe("live clusters through the Kubernetes API", () => {
+  const ws = new Workspace();
+  let east: StandIn;
+  let west: StandIn;
+  let kubeconfig: string;
+
+  beforeAll(async () => {
+    east = await startStandIn(clusterObjects("east", 9401), TOKEN);
+    west = await startStandIn(clusterObjects("west", 9402), TOKEN, ["httproutes"]);
+    kubeconfig = join(ws.dir, "kubeconfig.json");
+    writeFileSync(
+      kubeconfig,
+      kubeconfigFor({ "east-admin": east.url, "west-admin": west.url, gone: `http://127.0.0.1:${await freePort()}` }, TOKEN),
+    );
+  });
+
+  afterAll(async () => {
+    await east.close();
+    await west.close();
+    ws.remove();
+  });
+
+  it("reads a cluster named by its kubeconfig context, beside a folder cluster, and serves its routes", async ({ expect }) => {
+    ws.write({
+      "kedge.yaml": edge(`[{ name: east, kubeContext: east-admin, kubeconfig: ${JSON.stringify(kubeconfig)} }, { name: folder }]`),
+      "clusters/folder/ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: { name: other }\n",
+    });
+    const run = await runScript("scripts/sync.ts", ["--config", ws.config, "--persist-to", ws.state, "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    const summary = JSON.parse(run.stdout) as { table: { rules: number }; diagnostics: { severity: string }[] };
+    expect(summary.table.rules).toBe(1);
+    expect(summary.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    // Discovery first, then one list per kind the cluster has.
+    expect(east.requests).toEqual(
+      expect.arrayContaining(["/api/v1", "/apis", `/apis/${GW}/v1`, `/apis/${GW}/v1/httproutes`, "/api/v1/services"]),
+    );
+  });
+
+  it("a cluster that refuses a listing stops the sync, naming the cluster, the resource and the API's reason", async ({ expect }) => {
+    ws.write({ "kedge.yaml": edge(`[{ name: west, kubeContext: west-admin, kubeconfig: ${JSON.stringify(kubeconfig)} }]`) });
+    const run = await runScript("scripts/sync.ts", ["--config", ws.config, "--persist-to", ws.state]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      `cluster west (context west-admin, ${west.url}): not allowed to read /apis/${GW}/v1/httproutes (HTTP 403:`,
+    );
+    expect(run.stderr).toContain('cannot list resource "httproutes"');
+  });
+
+  it("a cluster that cannot be reached, or a context the kubeconfig lacks, stops it too", async ({ expect }) => {
+    ws.write({ "kedge.yaml": edge(`[{ name: gone, kubeContext: gone, kubeconfig: ${JSON.stringify(kubeconfig)} }]`) });
+    const unreachable = await runScript("scripts/sync.ts", ["--config", ws.config, "--persist-to", ws.state]);
+    expect(unreachable.code).toBe(2);
+    expect(unreachable.stderr).toMatch(
+      /cluster gone \(context gone, http:\/\/127\.0\.0\.1:\d+\): the API server cannot be reached \(ECONNREFUSED\); nothing was written/,
+    );
+    ws.write({ "kedge.yaml": edge(`[{ name: east, kubeContext: prod, kubeconfig: ${JSON.stringify(kubeconfig)} }]`) });
+    const missing = await runScript("scripts/sync.ts", ["--config", ws.config, "--persist-to", ws.state]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("cluster east: the kubeconfig has no context prod");
+    expect(missing.stderr).toContain("contexts: east-admin, west-admin, gone");
+  });
+});
