@@ -2,7 +2,8 @@
  * @module `kedge <command> [options]`: the installed CLI (bin/kedge.mjs runs it as a bundle). Each command
  * is the sync with a fixed intent, so there is one parser, one set of flags and one table of exit codes.
  */
-import { syncCommand } from "./sync/cli";
+import { syncCommand, withExitCodes } from "./sync/cli";
+import { explainCommand } from "./sync/explain-command";
 
 process.env.WRANGLER_SEND_METRICS ??= "false";
 
@@ -14,6 +15,7 @@ const COMMANDS: Record<string, { flags: string[]; about: string }> = {
     about: "point the edge back at a kept version (VERSION, default the previous); --dry-run shows the change",
   },
   history: { flags: ["--history"], about: "the kept versions, with time, rules, backends and shards; the served one marked" },
+  explain: { flags: [], about: "where a request goes and why: rule, candidates it beat, backends, endpoints, filters" },
 };
 
 const USAGE = `Usage: kedge <command> [options]
@@ -44,5 +46,6 @@ if (!known) {
   process.exit(2);
 }
 // `kedge rollback [VERSION] [options]`: the version, when given, comes first and follows the flag.
+if (command === "explain") withExitCodes(io, () => explainCommand(rest, io)).then((code) => process.exit(code));
 const version = command === "rollback" && rest[0] !== undefined && !rest[0].startsWith("-") ? [rest.shift()!] : [];
-syncCommand([...known.flags, ...version, ...rest], io).then((code) => process.exit(code));
+if (command !== "explain") syncCommand([...known.flags, ...version, ...rest], io).then((code) => process.exit(code));

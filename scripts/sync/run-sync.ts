@@ -23,7 +23,7 @@ export interface Output {
 
 export const EXIT = { OK: 0, REJECTED: 1, UNUSABLE_INPUT: 2 } as const;
 
-async function openStore(options: SyncOptions, abandoned: AbortSignal): Promise<KvStore> {
+export async function openStore(options: SyncOptions, abandoned: AbortSignal): Promise<KvStore> {
   const facts = readWranglerFacts(options.wranglerConfig, options.env);
   // Progress lines for a person watching a push; never in --json output or a log file.
   const progress = !options.json && process.stderr.isTTY ? (line: string) => process.stderr.write(`${line}\n`) : undefined;

@@ -48,6 +48,21 @@ describe("the installed kedge CLI", () => {
     expect(back.stdout).toContain("rule.backendRefs[0].weight: 7 → 80");
     // Nothing moved: the newer version is still the served one.
     expect(kedge("history", "--config", "config", "--persist-to", "state").stdout).toMatch(/^\* \w{20} .*\n {2}\w{20} /m);
+    const explained = kedge(
+      "explain",
+      "--host",
+      "bookinfo.example.com",
+      "--path",
+      "/productpage",
+      "--config",
+      "config",
+      "--persist-to",
+      "state",
+    );
+    expect(explained.status, explained.stderr).toBe(0);
+    expect(explained.stdout).toContain("rule us-east/bookinfo/productpage/rule/0@80 (HTTPRoute bookinfo/productpage, listener port 80)");
+    expect(explained.stdout).toMatch(/▶ us-east\/bookinfo\/productpage\/rule\/0@80\/match\/0: chosen/);
+    expect(explained.stdout).toContain("backend CompositeBackend/bookinfo/productpage:9080: weight 1, 100% of new requests");
     const unknown = kedge("deploy-everything");
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('unknown command "deploy-everything"');

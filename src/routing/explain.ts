@@ -1,0 +1,155 @@
+/**
+ * @module Where a request goes and why, told with the Worker's own code: the host index and matcher pick the
+ * rule (matchRequest), each other candidate of the host says why it lost (it does not hold, or it holds
+ * but ranks lower, and at which precedence step), the backendRefs' weights give each its share, the
+ * endpoint pool (poolFor) gives the endpoints a new request is balanced over, with health and locality,
+ * and the rule's filter slots list the filters in the order the Worker applies them.
+ */
+import type { CompiledEndpoint, CompiledMatch, CompiledSession, SourceRef } from "../table/route-table";
+import { candidatesFor, matchHolds, matchRequest, type RequestFacts } from "./match-request";
+import { ALL_HEALTHY, type EndpointHealth, poolFor } from "./endpoint-pool";
+import { localityTier, type RequestLocation } from "./locality";
+import { type PreparedMatch, type PreparedTable, slotsOf } from "./prepared-table";
+
+export interface CandidateVerdict {
+  match: string;
+  rule: string;
+  /** "chosen", or why it did not take the request. */
+  verdict: string;
+}
+
+export interface EndpointView {
+  id: string;
+  cluster: string;
+  ready: boolean;
+  terminating: boolean;
+  healthy: boolean;
+  /** Whether a new request from the request's location is balanced over it now. */
+  inPool: boolean;
+  /** Locality tier for the request's location (0 nearest), when the table has a locality policy. */
+  tier?: number;
+}
+
+export interface BackendView {
+  backend?: string;
+  source?: SourceRef;
+  weight: number;
+  /** Share of new requests, in percent. */
+  share: number;
+  invalid?: string;
+  endpoints: EndpointView[];
+}
+
+export interface Explanation {
+  request: { protocol: string; host: string; port?: number; method: string; path: string };
+  rule: { id: string; source: SourceRef; listenerPort: number; match?: string } | null;
+  candidates: CandidateVerdict[];
+  backends: BackendView[];
+  session?: CompiledSession;
+  /** In the order the Worker applies them. */
+  filters: string[];
+  invalid?: string;
+}
+
+const PATH_RANK: Record<string, number> = { Exact: 0, RegularExpression: 1, PathPrefix: 2 };
+
+/** Why `loser` ranks below `winner` for one host: the first Gateway API precedence step that tells them apart. */
+export function precedenceStep(winner: CompiledMatch, loser: CompiledMatch): string {
+  const [w, l] = [winner.path, loser.path];
+  if (PATH_RANK[w.type] !== PATH_RANK[l.type]) return `path type: ${w.type} ranks above ${l.type}`;
+  if (w.value.length !== l.value.length)
+    return `path: a longer ${w.type} (${w.value.length} characters) ranks above a shorter one (${l.value.length})`;
+  if ((winner.method !== undefined) !== (loser.method !== undefined)) return "method: a match on the method ranks above none";
+  if (winner.headers.length !== loser.headers.length)
+    return `headers: more header matches rank higher (${winner.headers.length} vs ${loser.headers.length})`;
+  if (winner.queryParams.length !== loser.queryParams.length)
+    return `query: more query parameter matches rank higher (${winner.queryParams.length} vs ${loser.queryParams.length})`;
+  return "equal specificity: the older route (then namespace/name, then rule order) wins";
+}
+
+/** Why a candidate does not hold for the request: the first condition that fails. */
+function whyNot(m: PreparedMatch, req: RequestFacts): string {
+  const one = (probe: PreparedMatch) => matchHolds(probe, req);
+  if (m.method !== undefined && m.method !== req.method) return `method ${req.method} is not ${m.method}`;
+  if (!one({ ...m, method: undefined, conditions: false })) return `path ${req.path} does not match ${m.pathType} ${m.pathValue}`;
+  for (const h of m.match.headers) {
+    const actual = req.headers.get(h.name);
+    if (actual === null) return `header ${h.name} is missing`;
+  }
+  for (const q of m.match.queryParams) if (req.query.get(q.name) === null) return `query parameter ${q.name} is missing`;
+  return "a header or query parameter has another value";
+}
+
+export function explainRequest(
+  prepared: PreparedTable,
+  req: RequestFacts,
+  at: RequestLocation = {},
+  health: EndpointHealth = ALL_HEALTHY,
+): Explanation {
+  const request = { protocol: req.protocol, host: req.host, port: req.port, method: req.method, path: req.path };
+  const index = prepared.hosts[req.protocol];
+  const chosen = matchRequest(prepared, req);
+  const candidates: CandidateVerdict[] = [];
+  if (index) {
+    const set = candidatesFor(index, req.host);
+    const winner = chosen ? set.candidates.find((m) => m.rule === chosen.ruleIndex && matchHolds(m, req)) : undefined;
+    const ports = prepared.listenerPorts[req.protocol];
+    for (const m of set.candidates) {
+      const rule = prepared.rules[m.rule]!;
+      const verdict =
+        m === winner
+          ? "chosen"
+          : ports?.has(req.port ?? -1) && rule.listenerPort !== req.port
+            ? `attached through a listener on port ${rule.listenerPort}, not ${req.port}`
+            : !matchHolds(m, req)
+              ? whyNot(m, req)
+              : winner
+                ? `holds, but ranks lower: ${precedenceStep(winner.match, m.match)}`
+                : "holds";
+      candidates.push({ match: m.match.id, rule: rule.id, verdict });
+    }
+  }
+  if (!chosen) return { request, rule: null, candidates, backends: [], filters: [] };
+  const { rule, ruleIndex } = chosen;
+  const total = rule.backendRefs.reduce((sum, r) => sum + r.weight, 0);
+  const backends: BackendView[] = rule.backendRefs.map((ref) => {
+    const backend = ref.backend ? prepared.backends.get(ref.backend) : undefined;
+    const pool = backend ? poolFor(prepared, backend, at, health).endpoints : [];
+    const locality = prepared.table.locality;
+    const view = (e: CompiledEndpoint): EndpointView => ({
+      id: e.id,
+      cluster: e.cluster,
+      ready: e.ready,
+      terminating: e.terminating,
+      healthy: health.usable(e),
+      inPool: pool.includes(e),
+      ...(locality ? { tier: localityTier(locality.clusters[e.cluster], at) } : {}),
+    });
+    return {
+      ...(ref.backend ? { backend: ref.backend } : {}),
+      ...(backend ? { source: backend.backend.source } : {}),
+      weight: ref.weight,
+      share: total > 0 ? Math.round((ref.weight / total) * 1000) / 10 : 0,
+      ...(ref.invalid ? { invalid: `${ref.invalid.reason}: ${ref.invalid.message}` } : {}),
+      endpoints: backend ? backend.backend.endpoints.map(view) : [],
+    };
+  });
+  const slots = slotsOf(prepared, ruleIndex);
+  const chosenMatch = candidates.find((c) => c.verdict === "chosen")?.match;
+  const filters = [
+    ...slots.rule.request.map((f) => f.type),
+    ...slots.rule.mirrors.map(() => "RequestMirror"),
+    ...(slots.rule.redirect ? ["RequestRedirect (answers; nothing is forwarded)"] : []),
+    ...(slots.rule.cors ? ["CORS"] : []),
+    ...slots.rule.response.map(() => "ResponseHeaderModifier"),
+  ];
+  return {
+    request,
+    rule: { id: rule.id, source: rule.source, listenerPort: rule.listenerPort, ...(chosenMatch ? { match: chosenMatch } : {}) },
+    candidates,
+    backends,
+    ...(rule.session ? { session: rule.session } : {}),
+    filters,
+    ...(rule.invalid ? { invalid: rule.invalid } : {}),
+  };
+}
