@@ -9,6 +9,7 @@ import { errorResponse, GatewayError } from "./errors";
 import { type HealthView, isolateHealth } from "./health-view";
 import { discardRequestBody } from "./request-body";
 import { handleRequest } from "./request-handler";
+import { newRecord, reportRequest } from "./request-record";
 import { RetryBudgets } from "./retry-budget";
 
 export interface AppOptions {
@@ -27,23 +28,34 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ getPath: () => "/" });
 
   // One handler, no middleware: Hono then calls it directly instead of composing a chain.
-  app.all("*", (c) => {
+  app.all("*", async (c) => {
     const request = c.req.raw;
     const requestId = request.headers.get("cf-ray") ?? crypto.randomUUID();
     c.set("requestId", requestId);
     const waitUntil = (promise: Promise<unknown>) => c.executionCtx.waitUntil(promise);
-    return handleRequest(request, requestId, { env: c.env, waitUntil, health, budgets, now });
+    const record = newRecord(requestId, request);
+    c.set("record", record);
+    const response = await handleRequest(request, requestId, { env: c.env, waitUntil, health, budgets, now, record });
+    record.status = response.status;
+    reportRequest(record, c.env);
+    return response;
   });
 
   app.onError(async (error, c) => {
     const requestId = c.get("requestId") ?? crypto.randomUUID();
     await discardRequestBody(c.req.raw);
+    const record = c.get("record");
+    const answer = (code: Parameters<typeof errorResponse>[0]) => {
+      const response = errorResponse(code, requestId);
+      if (record) reportRequest({ ...record, status: response.status, error: code }, c.env);
+      return response;
+    };
     if (error instanceof GatewayError) {
       if (error.status >= 500) console.warn(`kedge ${requestId}: ${error.code}: ${error.detail}`, error.cause ?? "");
-      return errorResponse(error.code, requestId);
+      return answer(error.code);
     }
     console.error(`kedge ${requestId}: unexpected error`, error);
-    return errorResponse("INTERNAL_ERROR", requestId);
+    return answer("INTERNAL_ERROR");
   });
 
   return app;

@@ -8,9 +8,11 @@
  * the secrets SESSION_HMAC_KEY and KEDGE_STATUS_TOKEN (`wrangler secret put`; secrets are not in
  * wrangler.toml, so not generated).
  */
+import type { RequestRecord } from "./request-record";
+
 export type Env = Cloudflare.Env & { SESSION_HMAC_KEY?: string; KEDGE_STATUS_TOKEN?: string };
 
 export interface AppEnv {
   Bindings: Env;
-  Variables: { requestId: string };
+  Variables: { requestId: string; record?: RequestRecord };
 }

@@ -8,7 +8,7 @@ import { actualResponseHeaders, preflightHeaders } from "../routing/cors";
 import { failoverEndpoint, pickEndpoint } from "../routing/endpoint-pool";
 import type { FilterSlots, RedirectFilter, RuleSlots } from "../routing/filter-slots";
 import { applyHeaderModifier } from "../routing/header-modifier";
-import type { RequestLocation } from "../routing/locality";
+import { localityTier, type RequestLocation } from "../routing/locality";
 import { matchRequest, type RouteMatch } from "../routing/match-request";
 import { type PreparedBackend, type PreparedTable, slotsOf } from "../routing/prepared-table";
 import { redirectLocation } from "../routing/redirect";
@@ -30,6 +30,7 @@ import { keepSession, type Pinned, resumeSession, type SessionDeps, startSession
 import { loadRouteTable, tableName } from "./table-loader";
 import { type ForwardResult, forward, type Link, mirror, type Outbound, type RetryReason } from "./upstream";
 import { buildUpstreamRequest, type RequestFacts } from "./upstream-request";
+import type { RequestRecord } from "./request-record";
 
 /** What a request is handled with: the Worker's bindings and the isolate's shared state. */
 export interface HandlerContext {
@@ -39,6 +40,8 @@ export interface HandlerContext {
   budgets: RetryBudgets;
   /** The clock sessions expire by (tests move it). */
   now: () => number;
+  /** What this request did, filled step by step (logs and metrics). */
+  record: RequestRecord;
 }
 
 /** A request resolved to the rule that handles it. */
@@ -115,12 +118,17 @@ async function resolve(request: Request, requestId: string, h: HandlerContext): 
   const status = await statusAnswer(request, line, served, h, requestId);
   if (status) return status;
   const { method, scheme, host, path } = line;
+  h.record.host = host;
   const protocol = scheme === "https" ? "HTTPS" : "HTTP";
   const finding = served.forHost(protocol, host);
   const prepared = finding instanceof Promise ? await finding : finding;
   const query = lazyQuery(line.search);
   const match = prepared && matchRequest(prepared, { protocol, host, path, method, headers: request.headers, query, port: line.port });
+  h.record.table = `${served.name}@${served.version}`;
   if (!prepared || !match) throw new GatewayError("ROUTE_NOT_FOUND", `no route matches ${method} ${host}${path}`);
+  const { source } = match.rule;
+  h.record.route = `${source.namespace}/${source.name}`;
+  h.record.rule = match.rule.id;
   // Reading request.cf is costly in workerd; only a table with a locality policy needs it.
   const location = prepared.table.locality ? requestLocation(request) : NO_LOCATION;
   return {
@@ -172,6 +180,7 @@ async function pinOrChoose(ctx: Resolved, h: HandlerContext): Promise<Target | R
   const session = rule.session;
   const deps = session ? sessionDeps(h) : null;
   const pinned = session && deps ? await resumeSession(deps, ctx.prepared, rule, session, ctx.request.headers) : null;
+  if (pinned) h.record.session = h.health.usable(pinned.endpoint) ? "resumed" : "moved";
   if (pinned && h.health.usable(pinned.endpoint)) {
     const slots = ctx.slots.refs[pinned.refIndex] ?? ctx.slots.rule;
     return { ref: pinned.ref, slots, backend: pinned.backend, endpoint: pinned.endpoint, pinned };
@@ -205,6 +214,7 @@ async function forwardRequest(ctx: Resolved, target: Target, h: HandlerContext):
     pinned && why === "status"
       ? pinned.endpoint
       : (failoverEndpoint(ctx.prepared, backend, ctx.location, h.health, tried, Math.random()) ?? tried[tried.length - 1]!);
+  h.record.backend = backend.backend.id;
   const sent = await forward(link, {
     outbound,
     endpoint: target.endpoint,
@@ -215,6 +225,13 @@ async function forwardRequest(ctx: Resolved, target: Target, h: HandlerContext):
     next,
     budget: h.budgets.of(backend.backend),
   });
+  const record = h.record;
+  record.endpoint = sent.endpoint.id;
+  record.cluster = sent.endpoint.cluster;
+  record.tries = sent.tries;
+  record.upstreamMs = Date.now() - ctx.receivedAt;
+  const locality = ctx.prepared.table.locality;
+  if (locality) record.tier = localityTier(locality.clusters[sent.endpoint.cluster], ctx.location);
   const upgraded = sent.response.status === 101 && ctx.clientHeaders.webSocket;
   if (sent.response.status < 200 && !upgraded) {
     // workerd's fetch() ends at an interim response (a 103 Early Hints, say): the final one never arrives.
@@ -255,6 +272,7 @@ async function decorate(ctx: Resolved, target: Target, sent: ForwardResult, h: H
     const answeredByPin = target.pinned && sent.endpoint.id === target.pinned.endpoint.id;
     if (target.pinned && answeredByPin) keepSession(deps, target.pinned);
     else {
+      h.record.session = target.pinned || h.record.session === "moved" ? "moved" : "new";
       // No session yet, or its pin failed and another endpoint answered: pin the one that answered.
       const pending = !target.pinned && sent.endpoint.id === target.endpoint.id ? target.newSession : undefined;
       const token = await (pending ?? startSession(deps, session, target.backend.backend.id, sent.endpoint.id));
