@@ -4,6 +4,7 @@
  */
 import { syncCommand, withExitCodes } from "./sync/cli";
 import { explainCommand } from "./sync/explain-command";
+import { statusCommand } from "./sync/status-command";
 
 process.env.WRANGLER_SEND_METRICS ??= "false";
 
@@ -16,6 +17,7 @@ const COMMANDS: Record<string, { flags: string[]; about: string }> = {
   },
   history: { flags: ["--history"], about: "the kept versions, with time, rules, backends and shards; the served one marked" },
   explain: { flags: [], about: "where a request goes and why: rule, candidates it beat, backends, endpoints, filters" },
+  status: { flags: [], about: "what the edge serves: table version and age, endpoints per cluster, active health" },
 };
 
 const USAGE = `Usage: kedge <command> [options]
@@ -46,6 +48,8 @@ if (!known) {
   process.exit(2);
 }
 // `kedge rollback [VERSION] [options]`: the version, when given, comes first and follows the flag.
-if (command === "explain") withExitCodes(io, () => explainCommand(rest, io)).then((code) => process.exit(code));
+const own: Record<string, (argv: string[], out: typeof io) => Promise<number>> = { explain: explainCommand, status: statusCommand };
+const run = own[command];
+if (run) withExitCodes(io, () => run(rest, io)).then((code) => process.exit(code));
 const version = command === "rollback" && rest[0] !== undefined && !rest[0].startsWith("-") ? [rest.shift()!] : [];
-if (command !== "explain") syncCommand([...known.flags, ...version, ...rest], io).then((code) => process.exit(code));
+if (!run) syncCommand([...known.flags, ...version, ...rest], io).then((code) => process.exit(code));

@@ -63,6 +63,29 @@ describe("the installed kedge CLI", () => {
     expect(explained.stdout).toContain("rule us-east/bookinfo/productpage/rule/0@80 (HTTPRoute bookinfo/productpage, listener port 80)");
     expect(explained.stdout).toMatch(/▶ us-east\/bookinfo\/productpage\/rule\/0@80\/match\/0: chosen/);
     expect(explained.stdout).toContain("backend CompositeBackend/bookinfo/productpage:9080: weight 1, 100% of new requests");
+    // The health record the Worker's health checks write, put where kedge status reads it.
+    const record = JSON.stringify({ updatedAt: "2026-11-24T10:00:00.000Z", unhealthy: ["eu-west/127.0.0.1:9201"] });
+    const put = [
+      "--no-install",
+      "wrangler",
+      "kv",
+      "key",
+      "put",
+      "health/kedge",
+      record,
+      "--namespace-id",
+      "kedge-routes-local",
+      "--local",
+      "--persist-to",
+      "state",
+    ];
+    expect(spawnSync("npx", put, { cwd: app, env, encoding: "utf8" }).status).toBe(0);
+    const status = kedge("status", "--config", "config", "--persist-to", "state");
+    expect(status.status, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^table kedge@\w{20} in local state /);
+    expect(status.stdout).toContain("active health: record of 2026-11-24T10:00:00.000Z");
+    expect(status.stdout).toContain("cluster eu-west: 5 of 6 endpoints ready, unhealthy: eu-west/127.0.0.1:9201");
+    expect(status.stdout).toContain("cluster us-east: 7 of 7 endpoints ready");
     const unknown = kedge("deploy-everything");
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('unknown command "deploy-everything"');

@@ -27,11 +27,11 @@ const RULES = `    - matches: [{ path: { type: PathPrefix, value: /sticky } }]
       backendRefs: [{ name: infra-backend-v3, port: 9 }]
     - backendRefs: [{ name: infra-backend-v1, port: 8080 }]`;
 
-const logged = (spy: ReturnType<typeof vi.spyOn>): RequestRecord[] =>
+const logged = (spy: { mock: { calls: unknown[][] } }): RequestRecord[] =>
   spy.mock.calls
-    .map((args) => String(args[0]))
-    .filter((line) => line.startsWith('{"kedge":"request"'))
-    .map((line) => JSON.parse(line) as RequestRecord);
+    .map((args: unknown[]) => String(args[0]))
+    .filter((line: string) => line.startsWith('{"kedge":"request"'))
+    .map((line: string) => JSON.parse(line) as RequestRecord);
 
 afterEach(() => vi.restoreAllMocks());
 
