@@ -6,6 +6,7 @@ import { loadRouteTable } from "./worker/table-loader";
 
 export { SessionStore } from "./session/session-store";
 export { HealthStore } from "./worker/health-store";
+export { TrafficStore } from "./worker/traffic-store";
 
 const app = createApp();
 

@@ -4,12 +4,14 @@
  * sentence on the wire, the detail in the log line with the same request id.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "./env";
+import type { AppEnv, Env } from "./env";
 import { errorResponse, GatewayError } from "./errors";
 import { type HealthView, isolateHealth } from "./health-view";
 import { discardRequestBody } from "./request-body";
 import { handleRequest } from "./request-handler";
-import { newRecord, reportRequest } from "./request-record";
+import { newRecord, type RequestRecord, reportRequest } from "./request-record";
+import { tableName } from "./table-loader";
+import { isolateTraffic } from "./traffic-counter";
 import { RetryBudgets } from "./retry-budget";
 
 export interface AppOptions {
@@ -17,6 +19,14 @@ export interface AppOptions {
   now?: () => number;
   /** The health view requests read and feed; the isolate's own by default. */
   health?: HealthView;
+}
+
+/** A finished request: its log line and data point, and its count for the status page. */
+function settle(record: RequestRecord, env: Env, waitUntil: (p: Promise<unknown>) => void): void {
+  reportRequest(record, env);
+  const now = Date.now();
+  isolateTraffic.count(record, now);
+  isolateTraffic.flush(env, tableName(env), now, waitUntil);
 }
 
 export function createApp(options: AppOptions = {}): Hono<AppEnv> {
@@ -37,7 +47,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     c.set("record", record);
     const response = await handleRequest(request, requestId, { env: c.env, waitUntil, health, budgets, now, record });
     record.status = response.status;
-    reportRequest(record, c.env);
+    settle(record, c.env, waitUntil);
     return response;
   });
 
@@ -47,7 +57,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     const record = c.get("record");
     const answer = (code: Parameters<typeof errorResponse>[0]) => {
       const response = errorResponse(code, requestId);
-      if (record) reportRequest({ ...record, status: response.status, error: code }, c.env);
+      if (record) settle({ ...record, status: response.status, error: code }, c.env, (p) => c.executionCtx.waitUntil(p));
       return response;
     };
     if (error instanceof GatewayError) {

@@ -25,7 +25,8 @@ import { checkRequestLimits } from "./request-limits";
 import { lazyQuery, readRequestLine } from "./request-line";
 import type { RetryBudgets } from "./retry-budget";
 import type { ServedTable } from "./served-table";
-import { STATUS_PATH, statusBody, tokensEqual } from "./status-endpoint";
+import { pageBackends, sharedStatus, STATUS_PATH, statusBody, tokensEqual } from "./status-endpoint";
+import { statusPage } from "./status-page";
 import { keepSession, type Pinned, resumeSession, type SessionDeps, startSession } from "./sticky-session";
 import { loadRouteTable, tableName } from "./table-loader";
 import { type ForwardResult, forward, type Link, mirror, type Outbound, type RetryReason } from "./upstream";
@@ -99,7 +100,13 @@ async function statusAnswer(request: Request, line: RequestFacts["line"], served
   const given = request.headers.get("authorization")?.replace(/^Bearer\s+/i, "") ?? "";
   if (!(await tokensEqual(given, h.env.KEDGE_STATUS_TOKEN)))
     throw new GatewayError("UNAUTHORIZED", "status endpoint called without its token");
-  const body = JSON.stringify(statusBody(served, h.health));
+  const shared = await sharedStatus(h.env, served.name);
+  if (request.headers.get("accept")?.includes("text/html")) {
+    const page = statusPage({ table: { name: served.name, version: served.version }, ...shared, backends: pageBackends(served, h.health) });
+    const headers = { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "x-request-id": requestId };
+    return answerItself(request, new Response(page, { headers }));
+  }
+  const body = JSON.stringify({ ...(statusBody(served, h.health) as object), shared });
   const headers = { "content-type": "application/json", "cache-control": "no-store", "x-request-id": requestId };
   return answerItself(request, new Response(body, { headers }));
 }

@@ -4,6 +4,13 @@
  * secret is set; the bearer token is compared in constant time.
  */
 import { sameBytes } from "../session/constant-time";
+import { KV_KEYS, KV_READ } from "../table/kv-keys";
+import { parseHealthRecord } from "../table/parse-route-table";
+import type { HealthRecord } from "../table/route-table";
+import type { Env } from "./env";
+import type { StatusPageData } from "./status-page";
+import { minuteOf } from "./traffic-counter";
+import type { TrafficRow } from "./traffic-store";
 import type { HealthView } from "./health-view";
 import type { ServedTable } from "./served-table";
 
@@ -43,4 +50,39 @@ export function statusBody(served: ServedTable, health: HealthView): unknown {
       ]),
     ),
   };
+}
+
+/** Minutes of traffic the status endpoint shows. */
+const TRAFFIC_MINUTES = 15;
+
+/**
+ * What every isolate shares: the TrafficStore's counts of the last minutes and the KV health record. A
+ * store that cannot be read leaves its part empty rather than failing the page.
+ */
+export async function sharedStatus(
+  env: Env,
+  table: string,
+): Promise<{ minutes: number; traffic: TrafficRow[]; health: HealthRecord | null }> {
+  const traffic = env.TRAFFIC as Env["TRAFFIC"] | undefined;
+  const [rows, record] = await Promise.all([
+    traffic
+      ? traffic
+          .get(traffic.idFromName(table))
+          .since(minuteOf(Date.now()) - TRAFFIC_MINUTES + 1)
+          .catch(() => [])
+      : Promise.resolve([]),
+    env.ROUTES.get(KV_KEYS.health(table), KV_READ.changing).catch(() => null),
+  ]);
+  return { minutes: TRAFFIC_MINUTES, traffic: rows as TrafficRow[], health: parseHealthRecord(record) };
+}
+
+/** The backends of the tables this isolate holds, for the page: endpoints with readiness and passive ejection. */
+export function pageBackends(served: ServedTable, health: HealthView): StatusPageData["backends"] {
+  const backends = new Map(served.inMemory().flatMap((p) => Object.values(p.table.backends).map((b) => [b.id, b] as const)));
+  return [...backends.values()]
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .map((b) => ({
+      id: b.id,
+      endpoints: b.endpoints.map((e) => ({ id: e.id, cluster: e.cluster, ready: e.ready, ejected: health.describe(e).ejected })),
+    }));
 }

@@ -1,0 +1,109 @@
+/**
+ * @module The status page a person reads at a glance (the status path asked for text/html): the table
+ * served, requests and error rate per cluster, each backend's traffic split across clusters as a bar, and
+ * endpoint health. Each section says where its numbers come from: traffic from the TrafficStore (every
+ * isolate's counts), active health from the KV health record, passive ejection from this isolate only.
+ * Server-rendered HTML and CSS, no script; the numbers are also in data attributes for tests and tools.
+ */
+import type { HealthRecord } from "../table/route-table";
+import type { TrafficRow } from "./traffic-store";
+
+export interface StatusPageData {
+  table: { name: string; version: string };
+  /** Minutes of traffic shown, and the rows of those minutes. */
+  minutes: number;
+  traffic: TrafficRow[];
+  /** The KV health record (active checks), if any. */
+  health: HealthRecord | null;
+  /** Backends of the tables this isolate holds: endpoints with readiness and this isolate's passive view. */
+  backends: { id: string; endpoints: { id: string; cluster: string; ready: boolean; ejected: boolean }[] }[];
+}
+
+const escape = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+
+const COLOURS = ["#2f6fdf", "#e8833a", "#3aa76d", "#b04fd1", "#d64545", "#8c8c2a"];
+
+const percent = (part: number, whole: number): string => (whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : "0%");
+
+function sum<T>(rows: T[], key: (row: T) => string): Map<string, { requests: number; errors: number }> {
+  const totals = new Map<string, { requests: number; errors: number }>();
+  for (const row of rows) {
+    const k = key(row);
+    const t = totals.get(k) ?? { requests: 0, errors: 0 };
+    t.requests += (row as TrafficRow).requests;
+    t.errors += (row as TrafficRow).errors;
+    totals.set(k, t);
+  }
+  return totals;
+}
+
+export function statusPage(d: StatusPageData): string {
+  const clusters = [...sum(d.traffic, (r) => r.cluster || "(the gateway itself)").entries()].sort(([a], [b]) => a.localeCompare(b));
+  const colourOf = new Map(clusters.map(([c], i) => [c, COLOURS[i % COLOURS.length]!]));
+  const peak = Math.max(1, ...clusters.map(([, t]) => t.requests));
+  const clusterRows = clusters
+    .map(
+      ([cluster, t]) => `<tr data-cluster="${escape(cluster)}" data-requests="${t.requests}" data-errors="${t.errors}">
+  <th>${escape(cluster)}</th><td class="num">${t.requests}</td><td class="num">${t.errors} (${percent(t.errors, t.requests)})</td>
+  <td class="bar"><span style="width:${((t.requests / peak) * 100).toFixed(1)}%;background:${colourOf.get(cluster)}"></span></td></tr>`,
+    )
+    .join("\n");
+  const backends = [...new Set(d.traffic.filter((r) => r.backend).map((r) => r.backend))].sort();
+  const splits = backends
+    .map((backend) => {
+      const parts = [
+        ...sum(
+          d.traffic.filter((r) => r.backend === backend),
+          (r) => r.cluster,
+        ).entries(),
+      ].sort(([a], [b]) => a.localeCompare(b));
+      const total = parts.reduce((n, [, t]) => n + t.requests, 0);
+      const segments = parts
+        .map(
+          ([cluster, t]) =>
+            `<span class="segment" data-cluster="${escape(cluster)}" data-requests="${t.requests}" style="width:${percent(t.requests, total)};background:${colourOf.get(cluster)}" title="${escape(cluster)}: ${t.requests}">${escape(cluster)} ${percent(t.requests, total)}</span>`,
+        )
+        .join("");
+      return `<div class="split" data-backend="${escape(backend)}" data-requests="${total}"><div class="name">${escape(backend)} <small>${total} requests</small></div><div class="stack">${segments}</div></div>`;
+    })
+    .join("\n");
+  const unhealthy = new Set(d.health?.unhealthy ?? []);
+  const endpoints = d.backends
+    .map(
+      (b) => `<tr><th colspan="4">${escape(b.id)}</th></tr>
+${b.endpoints
+  .map(
+    (e) =>
+      `<tr data-endpoint="${escape(e.id)}"><td>${escape(e.id)}</td><td>${e.ready ? "ready" : "not ready"}</td><td class="${unhealthy.has(e.id) ? "bad" : "good"}">${unhealthy.has(e.id) ? "unhealthy" : "healthy"}</td><td class="${e.ejected ? "bad" : "good"}">${e.ejected ? "ejected" : "in"}</td></tr>`,
+  )
+  .join("\n")}`,
+    )
+    .join("\n");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>kedge: ${escape(d.table.name)}</title>
+<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:960px}
+h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 4px}.source{color:#666;margin:0 0 8px;font-size:12px}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #eee}.num{text-align:right;font-variant-numeric:tabular-nums}
+.bar{width:50%}.bar span{display:block;height:14px;border-radius:2px}
+.split{margin:8px 0}.split .name{font-family:monospace;font-size:12px}.stack{display:flex;height:22px;border-radius:3px;overflow:hidden;background:#eee}
+.segment{color:#fff;font-size:11px;line-height:22px;padding-left:6px;white-space:nowrap;overflow:hidden}
+.good{color:#2a7a3b}.bad{color:#c0392b;font-weight:600}
+</style></head><body>
+<h1>kedge — table ${escape(d.table.name)}@${escape(d.table.version)}</h1>
+<h2>Requests per cluster, last ${d.minutes} minutes</h2>
+<p class="source">From the TrafficStore: every isolate's counts, sent at most every 10 s (an evicted isolate's last counts are lost).</p>
+<table id="clusters"><tr><th>cluster</th><th class="num">requests</th><th class="num">5xx</th><th></th></tr>
+${clusterRows || '<tr><td colspan="4">no requests counted yet</td></tr>'}
+</table>
+<h2>Traffic split per backend across clusters</h2>
+<p class="source">Same source: which cluster answered each backend's requests.</p>
+<div id="splits">${splits || "<p>no backend traffic yet</p>"}</div>
+<h2>Endpoint health</h2>
+<p class="source">Active checks: the KV health record${d.health ? ` of ${escape(d.health.updatedAt)}` : " (none yet)"}, shared by every isolate. Passive ejection: this isolate only.</p>
+<table id="endpoints"><tr><th>endpoint</th><th>readiness</th><th>active</th><th>passive</th></tr>
+${endpoints}
+</table>
+</body></html>`;
+}
