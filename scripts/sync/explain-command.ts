@@ -9,7 +9,9 @@ import type { RequestLocation } from "../../src/routing/locality";
 import { prepareTable } from "../../src/routing/prepared-table";
 import { KV_KEYS } from "../../src/table/kv-keys";
 import { parseHealthRecord } from "../../src/table/parse-route-table";
-import type { RouteTable } from "../../src/table/route-table";
+import { presentedTokens } from "../../src/session/session-cookie";
+import { unverifiedPin } from "../../src/session/session-token";
+import type { CompiledSession, RouteTable } from "../../src/table/route-table";
 import { parseSyncArgs } from "./args";
 import { loadConfig, withLiveClusters } from "./load-config";
 import { readCurrentTable } from "./publish";
@@ -26,6 +28,7 @@ order the Worker applies them.
   --path PATH           path and query (default /)
   --method M            (default GET)
   --header NAME=VALUE   a request header; repeat for more
+  --cookie TEXT         the Cookie header (a session cookie shows where the session is pinned)
   --https               an https:// request (default http://)
   --port N              the port the request came to (default 80, or 443 with --https)
   --colo IAD --country US --continent NA   where the request comes from (locality)
@@ -69,6 +72,9 @@ function splitFlags(argv: string[]): { flags: ExplainFlags; rest: string[] } {
         flags.headers.push([name!, v.join("=")]);
         break;
       }
+      case "--cookie":
+        flags.headers.push(["cookie", value()]);
+        break;
       case "--https":
         flags.https = true;
         break;
@@ -92,6 +98,12 @@ function splitFlags(argv: string[]): { flags: ExplainFlags; rest: string[] } {
     }
   }
   return { flags, rest };
+}
+
+/** The pin of the session token the request presents (cookie or header), if any. */
+function pinnedBy(session: CompiledSession, headers: Headers) {
+  const token = presentedTokens(session, headers)[0];
+  return token ? unverifiedPin(token) : null;
 }
 
 function render(e: Explanation): string[] {
@@ -161,6 +173,14 @@ export async function explainCommand(argv: string[], io: Output): Promise<number
     flags.location,
     { generation: 0, allUsable: unhealthy.size === 0, usable: (e) => !unhealthy.has(e.id) },
   );
-  io.out(options.json ? JSON.stringify(explanation, null, 2) : render(explanation).join("\n"));
+  const pin = explanation.session ? pinnedBy(explanation.session, new Headers(flags.headers)) : null;
+  if (options.json) io.out(JSON.stringify({ ...explanation, ...(pin ? { pinned: pin } : {}) }, null, 2));
+  else {
+    io.out(render(explanation).join("\n"));
+    if (pin)
+      io.out(
+        `  the session token pins ${pin.endpoint} of ${pin.backend} (since ${new Date(pin.createdAt).toISOString()}; read without checking its MAC, which needs SESSION_HMAC_KEY): it holds while that endpoint is in the table, ready and healthy`,
+      );
+  }
   return EXIT.OK;
 }

@@ -86,6 +86,15 @@ function parsePin(text: string): Pin | null {
   }
 }
 
+/**
+ * The pin a token names, read without checking its MAC (for `kedge explain`, which has no key): what the
+ * Worker would use if the token verifies.
+ */
+export function unverifiedPin(token: string): Pin | null {
+  const pinText = TOKEN.exec(token)?.[2];
+  return pinText === undefined ? null : parsePin(pinText);
+}
+
 /** The session a token carries, or null when it is malformed or its MAC does not verify for `scope`. */
 export async function verifyToken(key: CryptoKey, scope: string, token: string): Promise<VerifiedToken | null> {
   const parts = TOKEN.exec(token);
