@@ -9,9 +9,7 @@ import type { RequestLocation } from "../../src/routing/locality";
 import { prepareTable } from "../../src/routing/prepared-table";
 import { KV_KEYS } from "../../src/table/kv-keys";
 import { parseHealthRecord } from "../../src/table/parse-route-table";
-import { presentedTokens } from "../../src/session/session-cookie";
-import { unverifiedPin } from "../../src/session/session-token";
-import type { CompiledSession, RouteTable } from "../../src/table/route-table";
+import type { RouteTable } from "../../src/table/route-table";
 import { parseSyncArgs } from "./args";
 import { loadConfig, withLiveClusters } from "./load-config";
 import { readCurrentTable } from "./publish";
@@ -100,12 +98,6 @@ function splitFlags(argv: string[]): { flags: ExplainFlags; rest: string[] } {
   return { flags, rest };
 }
 
-/** The pin of the session token the request presents (cookie or header), if any. */
-function pinnedBy(session: CompiledSession, headers: Headers) {
-  const token = presentedTokens(session, headers)[0];
-  return token ? unverifiedPin(token) : null;
-}
-
 function render(e: Explanation): string[] {
   const lines = [
     `${e.request.method} ${e.request.protocol === "HTTPS" ? "https" : "http"}://${e.request.host}:${e.request.port}${e.request.path}`,
@@ -129,6 +121,10 @@ function render(e: Explanation): string[] {
       );
   }
   if (e.session) lines.push(`  session: ${e.session.type} ${e.session.name} (scope ${e.session.scope})`);
+  if (e.pinned)
+    lines.push(
+      `  the session token pins ${e.pinned.endpoint} of ${e.pinned.backend} (since ${new Date(e.pinned.createdAt).toISOString()}; read without checking its MAC, which needs SESSION_HMAC_KEY): it holds while that endpoint is in the table, ready and healthy`,
+    );
   if (e.filters.length > 0) lines.push(`  filters, in order: ${e.filters.join(" ▸ ")}`);
   return lines;
 }
@@ -173,14 +169,6 @@ export async function explainCommand(argv: string[], io: Output): Promise<number
     flags.location,
     { generation: 0, allUsable: unhealthy.size === 0, usable: (e) => !unhealthy.has(e.id) },
   );
-  const pin = explanation.session ? pinnedBy(explanation.session, new Headers(flags.headers)) : null;
-  if (options.json) io.out(JSON.stringify({ ...explanation, ...(pin ? { pinned: pin } : {}) }, null, 2));
-  else {
-    io.out(render(explanation).join("\n"));
-    if (pin)
-      io.out(
-        `  the session token pins ${pin.endpoint} of ${pin.backend} (since ${new Date(pin.createdAt).toISOString()}; read without checking its MAC, which needs SESSION_HMAC_KEY): it holds while that endpoint is in the table, ready and healthy`,
-      );
-  }
+  io.out(options.json ? JSON.stringify(explanation, null, 2) : render(explanation).join("\n"));
   return EXIT.OK;
 }

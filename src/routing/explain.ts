@@ -5,6 +5,8 @@
  * endpoint pool (poolFor) gives the endpoints a new request is balanced over, with health and locality,
  * and the rule's filter slots list the filters in the order the Worker applies them.
  */
+import { presentedTokens } from "../session/session-cookie";
+import { type Pin, unverifiedPin } from "../session/session-token";
 import type { CompiledEndpoint, CompiledMatch, CompiledSession, SourceRef } from "../table/route-table";
 import { candidatesFor, matchHolds, matchRequest, type RequestFacts } from "./match-request";
 import { ALL_HEALTHY, type EndpointHealth, poolFor } from "./endpoint-pool";
@@ -46,6 +48,11 @@ export interface Explanation {
   candidates: CandidateVerdict[];
   backends: BackendView[];
   session?: CompiledSession;
+  /**
+   * Where the request's session token pins it, read without checking its MAC (explain has no key): what
+   * the Worker uses if the token verifies and the endpoint is still in the table, ready and healthy.
+   */
+  pinned?: Pin;
   /** In the order the Worker applies them. */
   filters: string[];
   invalid?: string;
@@ -134,6 +141,8 @@ export function explainRequest(
       endpoints: backend ? backend.backend.endpoints.map(view) : [],
     };
   });
+  const token = rule.session ? presentedTokens(rule.session, req.headers)[0] : undefined;
+  const pinned = token ? unverifiedPin(token) : null;
   const slots = slotsOf(prepared, ruleIndex);
   const chosenMatch = candidates.find((c) => c.verdict === "chosen")?.match;
   const filters = [
@@ -149,6 +158,7 @@ export function explainRequest(
     candidates,
     backends,
     ...(rule.session ? { session: rule.session } : {}),
+    ...(pinned ? { pinned } : {}),
     filters,
     ...(rule.invalid ? { invalid: rule.invalid } : {}),
   };

@@ -16,7 +16,7 @@ export function cookieValues(header: string | null, name: string): string[] {
 }
 
 /** The candidate tokens a request carries for this session. */
-export function presentedTokens(session: CompiledSession, headers: Headers): string[] {
+export function presentedTokens(session: CompiledSession, headers: Pick<Headers, "get">): string[] {
   if (session.type === "Header") {
     const value = headers.get(session.name);
     return value ? [value.trim()] : [];
