@@ -1,5 +1,5 @@
 /**
- * @module `kedge <command> [options]`: the installed CLI (bin/kedge.mjs runs it as a bundle). Each command
+ * @module `kedge <command> [options]`: the installed CLI (scripts/kedge.mjs, the package's bin, runs it as a bundle). Each command
  * is the sync with a fixed intent, so there is one parser, one set of flags and one table of exit codes.
  */
 import { syncCommand, withExitCodes } from "./sync/cli";
