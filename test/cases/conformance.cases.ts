@@ -12,6 +12,23 @@ export interface RequestCase {
   expect: { backend: "v1" | "v2" | "v3" } | { status: number };
 }
 
+/** What the matcher sees of a table's request: an HTTP request to its host (port from the host, else 80). */
+export function requestFacts(req: RequestCase) {
+  const url = new URL(req.path, `http://${req.host ?? "example.org"}`);
+  return {
+    url,
+    facts: {
+      protocol: "HTTP" as const,
+      host: url.hostname,
+      port: url.port ? Number(url.port) : 80,
+      path: url.pathname,
+      method: req.method ?? "GET",
+      headers: new Headers(req.headers),
+      query: url.searchParams,
+    },
+  };
+}
+
 export interface ConformanceCase {
   name: string;
   /** Routes (and extra Gateways) added to the conformance infra, in namespace gateway-conformance-infra. */

@@ -1,22 +1,9 @@
 import { describe, it } from "vitest";
 import { matchRequest } from "../../src/routing/match-request";
 import { prepareTable } from "../../src/routing/prepared-table";
-import { CONFORMANCE_CASES, type RequestCase } from "../cases/conformance.cases";
+import { CONFORMANCE_CASES, requestFacts } from "../cases/conformance.cases";
 import { compileYaml } from "../support/compile-fixture";
 import { EDGE_YAML, infraYaml } from "../support/conformance-infra";
-
-function facts(req: RequestCase) {
-  const url = new URL(req.path, `http://${req.host ?? "example.org"}`);
-  return {
-    protocol: "HTTP" as const,
-    host: url.hostname,
-    port: url.port ? Number(url.port) : 80,
-    path: url.pathname,
-    method: req.method ?? "GET",
-    headers: new Headers(req.headers),
-    query: url.searchParams,
-  };
-}
 
 describe("pure matcher against the conformance request tables", () => {
   for (const c of CONFORMANCE_CASES) {
@@ -25,7 +12,7 @@ describe("pure matcher against the conformance request tables", () => {
       expect(diagnostics.filter((d) => d.severity === "error" && d.object.name !== "route-E")).toEqual([]);
       const prepared = prepareTable(table);
       for (const req of c.requests) {
-        const match = matchRequest(prepared, facts(req));
+        const match = matchRequest(prepared, requestFacts(req).facts);
         const backendId = match?.rule.backendRefs[0]?.backend;
         const got = match ? { backend: table.backends[backendId ?? ""]?.source.name.replace("infra-backend-", "") } : { status: 404 };
         expect(got, `${req.method ?? "GET"} ${req.host ?? ""}${req.path} ${JSON.stringify(req.headers ?? {})}`).toEqual(req.expect);

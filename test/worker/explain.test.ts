@@ -8,7 +8,7 @@ import { exports } from "cloudflare:workers";
 import { describe, inject, it } from "vitest";
 import { explainRequest } from "../../src/routing/explain";
 import { prepareTable } from "../../src/routing/prepared-table";
-import { CONFORMANCE_CASES } from "../cases/conformance.cases";
+import { CONFORMANCE_CASES, requestFacts } from "../cases/conformance.cases";
 import { infraYaml } from "../support/conformance-infra";
 import { seedYaml } from "./seed-table";
 
@@ -19,16 +19,8 @@ describe("explain against the Worker", () => {
       const byPort = new Map(Object.entries(ports).map(([v, port]) => [`c1/127.0.0.1:${port}`, `infra-backend-${v}`]));
       const prepared = prepareTable(await seedYaml(`${infraYaml(ports)}---${c.routes}`));
       for (const req of c.requests) {
-        const url = new URL(req.path, `http://${req.host ?? "example.org"}`);
-        const explained = explainRequest(prepared, {
-          protocol: "HTTP",
-          host: url.hostname,
-          port: url.port ? Number(url.port) : 80,
-          path: url.pathname,
-          method: req.method ?? "GET",
-          headers: new Headers(req.headers),
-          query: url.searchParams,
-        });
+        const { url, facts } = requestFacts(req);
+        const explained = explainRequest(prepared, facts);
         const response = await exports.default.fetch(new Request(url, { method: req.method ?? "GET", headers: req.headers }));
         const label = `${req.method ?? "GET"} ${url.host}${req.path}`;
         if (!explained.rule) {
