@@ -137,11 +137,14 @@ export async function explainCommand(argv: string[], io: Output): Promise<number
   const { flags, rest } = splitFlags(argv);
   if (!flags.host) throw new UserError("--host is required", "kedge explain --host shop.example.com --path /cart");
   const options = parseSyncArgs(rest);
-  const loaded = await withLiveClusters(loadConfig(options.configDir));
+  // Only a compile needs the clusters' objects (a live cluster's are read through its API); the served table needs the name.
+  const loaded = loadConfig(options.configDir);
   let table: RouteTable | null;
   let unhealthy = new Set<string>();
-  if (flags.compile) table = (await compileRouteTable(loaded.edge, loaded.manifests)).table;
-  else {
+  if (flags.compile) {
+    const withLive = await withLiveClusters(loaded);
+    table = (await compileRouteTable(withLive.edge, withLive.manifests)).table;
+  } else {
     const abandon = new AbortController();
     const kv = await openStore(options, abandon.signal);
     try {

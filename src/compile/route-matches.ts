@@ -1,7 +1,7 @@
 /** @module Validates and normalises HTTPRouteMatch entries (spec §1.1–1.3). */
 import { isJsonObject } from "../gateway-api/manifest";
 import type { CompiledPathMatch, CompiledValueMatch } from "../table/route-table";
-import { regexProblem } from "./safe-regex";
+import { regexProblem } from "./re2-syntax";
 
 /** A match before it gets its id and position in the table. */
 export interface MatchDraft {

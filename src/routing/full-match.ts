@@ -3,7 +3,7 @@
  * Envoy and Envoy Gateway match with RE2, so users' patterns are written for it, and a backtracking
  * engine (V8's) can spend seconds of CPU on one hostile request (`/api/.*\/.*\/.*\/items` against a path
  * of thousands of slashes). re2js runs an automaton: time proportional to the input, whatever it is.
- * The sync refuses what RE2 cannot express (src/compile/safe-regex.ts), with the same engine.
+ * The sync refuses what RE2 cannot express (src/compile/re2-syntax.ts), with the same engine.
  */
 import { RE2JS } from "re2js";
 

@@ -26,14 +26,14 @@ const COLOURS = ["#2f6fdf", "#e8833a", "#3aa76d", "#b04fd1", "#d64545", "#8c8c2a
 
 const percent = (part: number, whole: number): string => (whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : "0%");
 
-function sum<T>(rows: T[], key: (row: T) => string): Map<string, { requests: number; errors: number }> {
+/** Requests and errors of `rows`, added up by `key`. */
+function sum(rows: TrafficRow[], key: (row: TrafficRow) => string): Map<string, { requests: number; errors: number }> {
   const totals = new Map<string, { requests: number; errors: number }>();
   for (const row of rows) {
-    const k = key(row);
-    const t = totals.get(k) ?? { requests: 0, errors: 0 };
-    t.requests += (row as TrafficRow).requests;
-    t.errors += (row as TrafficRow).errors;
-    totals.set(k, t);
+    const t = totals.get(key(row)) ?? { requests: 0, errors: 0 };
+    t.requests += row.requests;
+    t.errors += row.errors;
+    totals.set(key(row), t);
   }
   return totals;
 }

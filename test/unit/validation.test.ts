@@ -2,7 +2,7 @@ import { describe, it } from "vitest";
 import { parseDuration } from "../../src/gateway-api/duration";
 import { hostnameProblem, intersectHostnames } from "../../src/gateway-api/hostname";
 import { pathValueProblem } from "../../src/compile/route-matches";
-import { regexProblem } from "../../src/compile/safe-regex";
+import { regexProblem } from "../../src/compile/re2-syntax";
 
 describe("regular expressions", () => {
   // RE2 matches in linear time, so the shapes that make a backtracking engine explode are fine.
