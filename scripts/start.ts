@@ -3,8 +3,10 @@
  * kedge on http://127.0.0.1:8787 in workerd. Ctrl-C stops everything it started.
  */
 import { compileRouteTable } from "../src/compile/compile-route-table";
+import type { EdgeConfig } from "../src/compile/edge-config";
 import type { RouteTable } from "../src/table/route-table";
 import { type LocalGateway, startLocalGateway } from "./lib/local-gateway";
+import { type NetworkAddresses, networkEndpoints } from "./lib/network-stand-in";
 import { type Origin, startOrigin } from "./lib/origin-server";
 import { parseSyncArgs } from "./sync/args";
 import { loadConfig } from "./sync/load-config";
@@ -20,6 +22,25 @@ const CONFIG = process.env.KEDGE_CONFIG ?? EXAMPLE_CONFIG;
 const PERSIST_TO = process.env.KEDGE_PERSIST_TO ?? DEFAULT_PERSIST_TO;
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
+/**
+ * An origin for each private address a VPC network binding reaches (on a free loopback port), and what each
+ * binding's stand-in maps. Every binding kedge.yaml names gets a stand-in, with addresses or not.
+ */
+async function startNetworkOrigins(edge: EdgeConfig, table: RouteTable): Promise<{ origins: Origin[]; networks: NetworkAddresses }> {
+  const networks: NetworkAddresses = {};
+  for (const c of edge.clusters) if (c.endpoints.network) networks[c.endpoints.network] = {};
+  const origins: Origin[] = [];
+  for (const { network, address, cluster, id } of networkEndpoints(table).values()) {
+    const backends = Object.values(table.backends)
+      .filter((b) => b.endpoints.some((e) => e.id === id))
+      .map((b) => `${b.source.namespace}/${b.source.name}`);
+    const origin = await startOrigin({ cluster, endpoint: id, backends });
+    origins.push(origin);
+    (networks[network] ??= {})[address] = `127.0.0.1:${origin.port}`;
+  }
+  return { origins, networks };
+}
+
 async function startOrigins(table: RouteTable): Promise<Origin[]> {
   // One origin per loopback address and port; "localhost" is served on 127.0.0.1.
   const byAddress = new Map<
@@ -28,7 +49,7 @@ async function startOrigins(table: RouteTable): Promise<Origin[]> {
   >();
   for (const backend of Object.values(table.backends)) {
     for (const e of backend.endpoints) {
-      if (!LOOPBACK.has(e.host)) continue;
+      if (e.network || !LOOPBACK.has(e.host)) continue;
       const address = e.host === "::1" ? "::1" : "127.0.0.1";
       const key = `[${address}]:${e.port}`;
       const entry = byAddress.get(key) ?? { address, port: e.port, identity: { cluster: e.cluster, endpoint: e.id, backends: [] } };
@@ -77,8 +98,19 @@ async function main(): Promise<void> {
   const loaded = loadConfig(CONFIG);
   const result = await compileRouteTable(loaded.edge, loaded.manifests);
   const { table } = result;
-  const origins = await startOrigins(table);
-  console.log(`started ${origins.length} local origins: ${origins.map((o) => `${o.identity.cluster}:${o.port}`).join(" ")}\n`);
+  const loopback = await startOrigins(table);
+  const reached = await startNetworkOrigins(loaded.edge, table);
+  const origins = [...loopback, ...reached.origins];
+  console.log(`started ${loopback.length} local origins: ${loopback.map((o) => `${o.identity.cluster}:${o.port}`).join(" ")}`);
+  for (const [binding, addresses] of Object.entries(reached.networks))
+    console.log(
+      `network ${binding} (local stand-in): ${
+        Object.entries(addresses)
+          .map(([a, o]) => `${a} → ${o}`)
+          .join(", ") || "no addresses"
+      }`,
+    );
+  console.log("");
   // The sync pushes the table compiled above rather than reading and compiling the config again.
   const code = await runSync(
     parseSyncArgs(["--config", CONFIG, "--local", "--persist-to", PERSIST_TO]),
@@ -89,7 +121,12 @@ async function main(): Promise<void> {
   let gateway: LocalGateway;
   try {
     // The table just synced is the one served, whatever the config names it (a deployed Worker serves its KEDGE_TABLE).
-    gateway = await startLocalGateway({ persistTo: PERSIST_TO, port: PORT, vars: { KEDGE_TABLE: loaded.edge.name } });
+    gateway = await startLocalGateway({
+      persistTo: PERSIST_TO,
+      port: PORT,
+      vars: { KEDGE_TABLE: loaded.edge.name },
+      networks: reached.networks,
+    });
   } catch (error) {
     await Promise.all(origins.map((o) => o.close()));
     throw new UserError(

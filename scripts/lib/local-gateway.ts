@@ -10,6 +10,7 @@ import { build } from "esbuild";
 import type * as MiniflareModule from "miniflare";
 import type { Miniflare, WorkerOptions } from "miniflare";
 import { localSessionKey } from "./local-session-key";
+import { type NetworkAddresses, networkStandIns } from "./network-stand-in";
 import { readLocalWorkerOptions } from "./wrangler-config";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
@@ -44,6 +45,8 @@ export interface LocalGatewayOptions {
   scriptPath?: string;
   /** Extra Workers served by the same Miniflare (the benchmark's bare proxy). */
   extraWorkers?: WorkerOptions[];
+  /** Stand-ins for the VPC network bindings the config names, with the private addresses each maps. */
+  networks?: NetworkAddresses;
 }
 
 export interface LocalGateway {
@@ -73,13 +76,19 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
   // With require: Miniflare is one 3.8 MB CommonJS file, and an ESM import of it first scans it for
   // named exports (about 0.5 s more here).
   const { Miniflare } = createRequire(import.meta.url)("miniflare") as typeof MiniflareModule;
+  const gateway = gatewayWorkerOptions(scriptPath, options.wranglerConfig, {
+    SESSION_HMAC_KEY: localSessionKey(options.persistTo),
+    ...options.vars,
+  });
+  const networks = networkStandIns(options.networks ?? {});
   const miniflare = new Miniflare({
     host: "127.0.0.1",
     port: options.port ?? 0,
     cf: false,
     ...(persistRoot ? { defaultPersistRoot: persistRoot, kvPersist: true, durableObjectsPersist: true, cachePersist: true } : {}),
     workers: [
-      gatewayWorkerOptions(scriptPath, options.wranglerConfig, { SESSION_HMAC_KEY: localSessionKey(options.persistTo), ...options.vars }),
+      { ...gateway, serviceBindings: { ...gateway.serviceBindings, ...networks.serviceBindings } } as WorkerOptions,
+      ...networks.workers,
       ...(options.extraWorkers ?? []),
     ],
   });

@@ -23,6 +23,17 @@ export interface WranglerFacts {
   servedTable: string;
   /** The route patterns and custom domains the Worker is deployed on. */
   routes: string[];
+  /** The environment's own `[[vpc_networks]]` blocks (not inherited), as written. */
+  vpcNetworks: VpcNetworkBlock[];
+  /** Bindings the top level declares under vpc_networks, for an environment that lacks them. */
+  topLevelVpcNetworks: string[];
+}
+
+/** One `[[vpc_networks]]` block: a binding to a Cloudflare Tunnel (`tunnel_id`) or a virtual network (`network_id`). */
+export interface VpcNetworkBlock {
+  binding?: string;
+  tunnel_id?: unknown;
+  network_id?: unknown;
 }
 
 type Toml = Record<string, unknown>;
@@ -85,7 +96,15 @@ export function readWranglerFacts(configPath: string, env?: string): WranglerFac
     );
   }
   const vars = isTable(section.vars) ? section.vars : {};
-  return { kvNamespaceId: kv.id, servedTable: text(vars.KEDGE_TABLE) ?? "kedge", routes: routesOf(top, section) };
+  const vpc = (t: Toml): VpcNetworkBlock[] =>
+    tables(t.vpc_networks).map((b) => ({ binding: text(b.binding), tunnel_id: b.tunnel_id, network_id: b.network_id }));
+  return {
+    kvNamespaceId: kv.id,
+    servedTable: text(vars.KEDGE_TABLE) ?? "kedge",
+    routes: routesOf(top, section),
+    vpcNetworks: vpc(section),
+    topLevelVpcNetworks: section === top ? [] : vpc(top).flatMap((b) => (b.binding ? [b.binding] : [])),
+  };
 }
 
 /** What Miniflare needs to run the Worker locally as `wrangler dev` would, from the top-level config. */

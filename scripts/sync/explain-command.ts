@@ -4,13 +4,16 @@
  * answer is src/routing/explain.ts: the Worker's own matcher and selection code.
  */
 import { compileRouteTable } from "../../src/compile/compile-route-table";
-import { type Explanation, explainRequest } from "../../src/routing/explain";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Explanation, explainRequest, readSessionPin } from "../../src/routing/explain";
 import type { RequestLocation } from "../../src/routing/locality";
 import { prepareTable } from "../../src/routing/prepared-table";
 import { KV_KEYS } from "../../src/table/kv-keys";
 import { parseHealthRecord } from "../../src/table/parse-route-table";
 import type { RouteTable } from "../../src/table/route-table";
-import { parseSyncArgs } from "./args";
+import { SESSION_KEY_FILE } from "../lib/local-session-key";
+import { parseSyncArgs, type SyncOptions } from "./args";
 import { loadConfig, withLiveClusters } from "./load-config";
 import { readCurrentTable } from "./publish";
 import { EXIT, openStore, type Output } from "./run-sync";
@@ -26,7 +29,9 @@ order the Worker applies them.
   --path PATH           path and query (default /)
   --method M            (default GET)
   --header NAME=VALUE   a request header; repeat for more
-  --cookie TEXT         the Cookie header (a session cookie shows where the session is pinned)
+  --cookie TEXT         the Cookie header (a session cookie shows where the session is pinned; a
+                        sealed token is opened with SESSION_HMAC_KEY from the environment, or with
+                        the local state's key)
   --https               an https:// request (default http://)
   --port N              the port the request came to (default 80, or 443 with --https)
   --colo IAD --country US --continent NA   where the request comes from (locality)
@@ -123,10 +128,23 @@ function render(e: Explanation): string[] {
   if (e.session) lines.push(`  session: ${e.session.type} ${e.session.name} (scope ${e.session.scope})`);
   if (e.pinned)
     lines.push(
-      `  the session token pins ${e.pinned.endpoint} of ${e.pinned.backend} (since ${new Date(e.pinned.createdAt).toISOString()}; read without checking its MAC, which needs SESSION_HMAC_KEY): it holds while that endpoint is in the table, ready and healthy`,
+      `  the session token pins ${e.pinned.endpoint} of ${e.pinned.backend} (since ${new Date(e.pinned.createdAt).toISOString()}${e.pinned.checked ? "" : "; read without checking its MAC, which needs SESSION_HMAC_KEY"}): it holds while that endpoint is in the table, ready and healthy`,
     );
+  if (e.pinUnread) lines.push(`  session token: ${e.pinUnread}`);
   if (e.filters.length > 0) lines.push(`  filters, in order: ${e.filters.join(" ▸ ")}`);
   return lines;
+}
+
+/**
+ * The session secret that opens session tokens: SESSION_HMAC_KEY from the environment (the deployed
+ * Worker's secret, never a flag, so it stays out of shell history and process lists), or for local state
+ * the key `npm start` keeps beside it.
+ */
+function sessionSecret(options: SyncOptions): string | undefined {
+  const given = process.env.SESSION_HMAC_KEY;
+  if (given) return given;
+  const local = join(options.persistTo, SESSION_KEY_FILE);
+  return options.target === "local" && existsSync(local) ? readFileSync(local, "utf8").trim() : undefined;
 }
 
 export async function explainCommand(argv: string[], io: Output): Promise<number> {
@@ -172,6 +190,8 @@ export async function explainCommand(argv: string[], io: Output): Promise<number
     flags.location,
     { generation: 0, allUsable: unhealthy.size === 0, usable: (e) => !unhealthy.has(e.id) },
   );
-  io.out(options.json ? JSON.stringify(explanation, null, 2) : render(explanation).join("\n"));
+  const secret = sessionSecret(options);
+  const explained = secret ? await readSessionPin(explanation, new Headers(flags.headers), secret) : explanation;
+  io.out(options.json ? JSON.stringify(explained, null, 2) : render(explained).join("\n"));
   return EXIT.OK;
 }

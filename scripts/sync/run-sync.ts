@@ -11,7 +11,8 @@ import { type LoadedConfig, loadConfig, withLiveClusters } from "./load-config";
 import { openLocalKv } from "./local-kv";
 import { pushTable, readCurrentTable, readHistory, readPointer, rollbackTable } from "./publish";
 import { openRemoteKv } from "./remote-kv";
-import { unreachableEndpoints } from "./unreachable-endpoints";
+import { networkBindingProblems } from "./network-bindings";
+import { describeUnreachable, unreachableEndpoints } from "./unreachable-endpoints";
 import { UserError } from "./user-error";
 import { count, errorCount, formatReport } from "./report";
 import { writeStatusFiles } from "./write-status";
@@ -186,10 +187,22 @@ async function compileAndWrite(
       summary.missingRoutes = routes;
       if (!options.json) io.err(`! ${routes}`);
     }
+    // What the deployed Worker could not reach: a push would turn those requests into errors.
+    const networks = networkBindingProblems(loaded.edge, facts, options.wranglerConfig, options.env, where);
     const unreachable = unreachableEndpoints(result.table);
+    summary.networkBindings = networks;
     summary.unreachable = unreachable;
-    for (const u of unreachable.slice(0, 20)) io.err(`! --remote: endpoint ${u.endpoint} of ${u.backend} is ${u.why}`);
-    if (unreachable.length > 20) io.err(`! --remote: ${unreachable.length - 20} more endpoints like these`);
+    if (!options.json) {
+      for (const problem of networks) io.err(`✗ --remote: ${problem}`);
+      for (const u of unreachable) io.err(`${u.severity === "error" ? "✗" : "!"} --remote: ${describeUnreachable(u)}\n    fix: ${u.fix}`);
+    }
+    const refusals = networks.length + unreachable.filter((u) => u.severity === "error").length;
+    if (refusals > 0) {
+      summary.written = false;
+      if (!options.json) io.err(`--remote: ${count(refusals, "problem")} above would fail requests at the edge; nothing written`);
+      if (options.json) io.out(JSON.stringify(summary, null, 2));
+      return EXIT.UNUSABLE_INPUT;
+    }
   }
   const finish = (code: number) => {
     if (options.json) io.out(JSON.stringify(summary, null, 2));

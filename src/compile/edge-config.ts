@@ -14,11 +14,16 @@ export type { ClusterLocality };
 
 export const EDGE_API_VERSION = "kedge.dev/v1alpha1";
 
-/** How the edge reaches a cluster's endpoints (DESIGN.md §3). */
-export type EndpointSource =
-  | { from: "EndpointSlice"; scheme: "http" | "https" }
-  | { from: "LoadBalancer"; scheme: "http" | "https"; keepClientHost?: true }
-  | { from: "Hostname"; scheme: "http" | "https"; hostnameTemplate: string; port?: number; keepClientHost?: true };
+/**
+ * How the edge reaches a cluster's endpoints (DESIGN.md §3, §11). `network` names the Workers VPC network
+ * binding the addresses are reached through (a cluster's `cloudflared` tunnel or virtual network): then
+ * pod IPs are production endpoints.
+ */
+export type EndpointSource = { scheme: "http" | "https"; network?: string } & (
+  | { from: "EndpointSlice" }
+  | { from: "LoadBalancer"; keepClientHost?: true }
+  | { from: "Hostname"; hostnameTemplate: string; port?: number; keepClientHost?: true }
+);
 
 export interface ClusterSettings {
   name: string;
@@ -96,12 +101,21 @@ function parseEndpoints(raw: unknown, at: string): EndpointSource {
   // that needs a name, so it is for endpoints reached by hostname.
   if (raw.keepClientHost === true && from === "EndpointSlice")
     throw new EdgeConfigError(`${at}.keepClientHost needs endpoints reached by name (from: LoadBalancer or Hostname)`);
+  // A network binding's fetch() connects to the host its URL names: the URL cannot name the client's host.
+  if (raw.keepClientHost === true && raw.network !== undefined)
+    throw new EdgeConfigError(
+      `${at}.keepClientHost cannot be used with network: a VPC network binding connects to the address its URL names, so the origin sees X-Forwarded-Host`,
+    );
   const keep = raw.keepClientHost === true ? { keepClientHost: true as const } : {};
+  const common: Pick<EndpointSource, "scheme" | "network"> = {
+    scheme,
+    ...(typeof raw.network === "string" ? { network: raw.network } : {}),
+  };
   switch (from) {
     case "EndpointSlice":
-      return { from: "EndpointSlice", scheme };
+      return { from: "EndpointSlice", ...common };
     case "LoadBalancer":
-      return { from: "LoadBalancer", scheme, ...keep };
+      return { from: "LoadBalancer", ...common, ...keep };
     case "Hostname": {
       const template = raw.hostnameTemplate;
       if (typeof template !== "string" || !template.includes("{service}")) {
@@ -116,7 +130,7 @@ function parseEndpoints(raw: unknown, at: string): EndpointSource {
       if (port !== undefined && !(Number.isInteger(port) && (port as number) >= 1 && (port as number) <= 65535)) {
         throw new EdgeConfigError(`${at}.port must be 1-65535`);
       }
-      return { from: "Hostname", scheme, hostnameTemplate: template, port: port as number | undefined, ...keep };
+      return { from: "Hostname", ...common, hostnameTemplate: template, port: port as number | undefined, ...keep };
     }
     default:
       throw new EdgeConfigError(`${at}.from must be EndpointSlice, LoadBalancer or Hostname (got ${JSON.stringify(from)})`);

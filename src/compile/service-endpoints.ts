@@ -44,7 +44,9 @@ function endpoint(
   const urlHost = host.includes(":") ? `[${host}]` : host;
   // Only a name can be resolved for the Worker; an IP address from a load balancer is called as it is.
   const keep = "keepClientHost" in cluster.endpoints && cluster.endpoints.keepClientHost && !isIpLiteral(host) && !transport.serverName;
+  const { network } = cluster.endpoints;
   return {
+    // Cluster-qualified: two clusters' pods may share an address (overlapping pod CIDRs) and stay apart.
     id: `${cluster.name}/${urlHost}:${port}`,
     cluster: cluster.name,
     ...transport,
@@ -53,6 +55,7 @@ function endpoint(
     weight: cluster.weight,
     ...flags,
     ...(keep ? { keepClientHost: true as const } : {}),
+    ...(network ? { network } : {}),
   };
 }
 

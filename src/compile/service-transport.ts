@@ -59,6 +59,13 @@ export function serviceTransport(
       reason: "InvalidBackendTLSPolicy",
       message: `${what} is under ${policy.policy}, which the edge cannot meet: ${policy.refused}`,
     };
+  // TLS under the policy's hostname needs a URL naming that host; a network binding connects to the host its
+  // URL names, so it could not reach the pod by that name. Refused rather than called without the policy.
+  if (cluster.endpoints.network)
+    return {
+      reason: "InvalidBackendTLSPolicy",
+      message: `${what} is under a BackendTLSPolicy, which the edge cannot meet in cluster ${cluster.name}: it is reached through the network binding ${cluster.endpoints.network}, whose fetch() connects to the address its URL names, so TLS under the hostname ${policy.serverName} cannot be asked of each pod (reach the cluster by LoadBalancer or Hostname for TLS by name; the tunnel already encrypts the way to the cluster)`,
+    };
   return { scheme: "https", serverName: policy.serverName };
 }
 

@@ -6,7 +6,7 @@
  * and the rule's filter slots list the filters in the order the Worker applies them.
  */
 import { presentedTokens } from "../session/session-cookie";
-import { type Pin, unverifiedPin } from "../session/session-token";
+import { isSealed, openToken, type Pin, sessionKeys, unverifiedPin } from "../session/session-token";
 import type { CompiledEndpoint, CompiledMatch, CompiledSession, SourceRef } from "../table/route-table";
 import { candidatesFor, matchHolds, matchRequest, type RequestFacts } from "./match-request";
 import { ALL_HEALTHY, type EndpointHealth, poolFor } from "./endpoint-pool";
@@ -49,10 +49,13 @@ export interface Explanation {
   backends: BackendView[];
   session?: CompiledSession;
   /**
-   * Where the request's session token pins it, read without checking its MAC (explain has no key): what
-   * the Worker uses if the token verifies and the endpoint is still in the table, ready and healthy.
+   * Where the request's session token pins it: opened with the session secret when explain was given it;
+   * a token of the earlier signed form is read without it. What the Worker uses while the endpoint is
+   * still in the table, ready and healthy.
    */
-  pinned?: Pin;
+  pinned?: Pin & { checked: boolean };
+  /** The request carries a session token whose pin could not be read, and why (no key, or the key does not open it). */
+  pinUnread?: string;
   /** In the order the Worker applies them. */
   filters: string[];
   invalid?: string;
@@ -142,7 +145,9 @@ export function explainRequest(
     };
   });
   const token = rule.session ? presentedTokens(rule.session, req.headers)[0] : undefined;
-  const pinned = token ? unverifiedPin(token) : null;
+  const readable = token ? unverifiedPin(token) : null;
+  const pinned = readable ? { ...readable, checked: false } : null;
+  const pinUnread = token && isSealed(token) ? SEALED_WITHOUT_KEY : undefined;
   const slots = slotsOf(prepared, ruleIndex);
   const chosenMatch = candidates.find((c) => c.verdict === "chosen")?.match;
   const filters = [
@@ -159,7 +164,29 @@ export function explainRequest(
     backends,
     ...(rule.session ? { session: rule.session } : {}),
     ...(pinned ? { pinned } : {}),
+    ...(pinUnread ? { pinUnread } : {}),
     filters,
     ...(rule.invalid ? { invalid: rule.invalid } : {}),
+  };
+}
+
+const SEALED_WITHOUT_KEY = "the token's pin is sealed: give explain the session secret (SESSION_HMAC_KEY) to read it";
+
+/**
+ * The request's session token opened with the session secret, as the Worker opens it: a sealed pin read, a
+ * signed one checked; a token the secret does not open is no session (the Worker balances the request).
+ */
+export async function readSessionPin(explanation: Explanation, headers: Headers, secret: string): Promise<Explanation> {
+  const session = explanation.session;
+  const token = session ? presentedTokens(session, headers)[0] : undefined;
+  if (!session || !token) return explanation;
+  const { pinned: _unchecked, pinUnread: _unread, ...rest } = explanation;
+  const opened = await openToken(await sessionKeys(secret), session.scope, token);
+  if (opened?.pin) return { ...rest, pinned: { ...opened.pin, checked: true } };
+  return {
+    ...rest,
+    pinUnread: opened
+      ? "the token is of the earliest form: its pin is in the SessionStore"
+      : "the session secret given does not open the token (another secret, another rule, or altered): the Worker treats it as no session",
   };
 }

@@ -101,7 +101,7 @@ export function parseRouteTable(raw: unknown): ParseResult<RouteTable> {
       if (e.scheme !== "http" && e.scheme !== "https") return { ok: false, reason: `endpoint ${e.id} has no scheme http or https` };
       if (e.keepClientHost !== undefined && e.keepClientHost !== true)
         return { ok: false, reason: `endpoint ${e.id} has a malformed keepClientHost` };
-      for (const field of ["mtlsBinding", "serverName"] as const)
+      for (const field of ["mtlsBinding", "serverName", "network"] as const)
         if (e[field] !== undefined && !isString(e[field])) return { ok: false, reason: `endpoint ${e.id} has a malformed ${field}` };
     }
   }

@@ -174,6 +174,11 @@ export interface CompiledEndpoint {
   zone?: string;
   /** Name of the Workers mTLS certificate binding that presents the client certificate (XBackend ClientAndServer). */
   mtlsBinding?: string;
+  /**
+   * Name of the Workers VPC network binding (`[[vpc_networks]]`) the endpoint is reached through: the Worker
+   * sends every request for it with that binding's fetch(), whose URL names the (private) address.
+   */
+  network?: string;
   /** An XBackend's endpoint: outside every cluster, subject to the egress allow-list at the edge too. */
   external?: true;
 }

@@ -19,6 +19,7 @@ export const ERRORS = {
   UPSTREAM_TIMEOUT: [504, "the upstream server did not answer in time"],
   UPSTREAM_INTERIM_RESPONSE: [502, "the upstream server sent a response the gateway cannot forward"],
   MTLS_BINDING_MISSING: [502, "the gateway lacks the client certificate this upstream requires"],
+  NETWORK_BINDING_MISSING: [502, "the gateway lacks the network connection this upstream requires"],
   BAD_REQUEST: [400, "the request is malformed"],
   URI_TOO_LONG: [414, "the request URL is too long"],
   HEADERS_TOO_LARGE: [431, "the request headers are too large"],

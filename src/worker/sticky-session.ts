@@ -1,6 +1,6 @@
 /**
  * @module Session persistence at request time: find the endpoint a request's token pins it to, or start
- * a session on the endpoint load balancing chose. The token carries its signed pin, so a new session and a
+ * a session on the endpoint load balancing chose. The token carries its sealed pin, so a new session and a
  * resumed one are served without waiting for storage: tokens are verified before anything else, and the
  * SessionStore is asked only for what the token cannot say (whether a session older than its idle timeout
  * was used since, when this isolate has not seen it). Last-seen times are written behind, for sessions with
@@ -11,7 +11,7 @@ import { SessionCache, writeBehindMs } from "../session/session-cache";
 import { presentedTokens } from "../session/session-cookie";
 import { isExpired, type SessionRecord } from "../session/session-record";
 import { sameText } from "../session/constant-time";
-import { newSessionId, type Pin, sessionKey, signToken, tokenId, verifyToken } from "../session/session-token";
+import { newSessionId, openToken, type Pin, sealToken, type SessionKeys, sessionKeys, tokenId } from "../session/session-token";
 import type { CompiledBackendRef, CompiledEndpoint, CompiledRule, CompiledSession } from "../table/route-table";
 import type { Env } from "./env";
 
@@ -41,9 +41,9 @@ export function forgetCachedSessions(): void {
 }
 let warnedMissingKey = false;
 
-function key(env: Env): Promise<CryptoKey> | null {
+function keys(env: Env): Promise<SessionKeys> | null {
   const secret = env.SESSION_HMAC_KEY;
-  if (typeof secret === "string" && secret.length >= 16) return sessionKey(secret);
+  if (typeof secret === "string" && secret.length >= 16) return sessionKeys(secret);
   if (!warnedMissingKey) {
     warnedMissingKey = true;
     console.error("kedge: session persistence is off: set the SESSION_HMAC_KEY secret (at least 16 characters)");
@@ -58,7 +58,7 @@ function store(env: Env, scope: string, id: string) {
 
 /**
  * The session id of a token this isolate verified or issued before (the cache keeps the exact token), or
- * null: a warm sticky request then skips the HMAC. Compared in constant time, like a MAC.
+ * null: a warm sticky request then skips opening the token. Compared in constant time, like a MAC.
  */
 function knownTokenId(scope: string, token: string): string | null {
   const id = tokenId(token);
@@ -142,13 +142,13 @@ export async function resumeSession(
 ): Promise<Pinned | null> {
   const tokens = presentedTokens(session, headers);
   if (tokens.length === 0) return null;
-  const hmac = key(deps.env);
-  if (!hmac) return null;
+  const secret = keys(deps.env);
+  if (!secret) return null;
   let found: { id: string; pin?: Pin } | null = null;
   let verified = "";
   for (const token of tokens) {
     const known = knownTokenId(session.scope, token);
-    found = known ? { id: known } : await verifyToken(await hmac, session.scope, token);
+    found = known ? { id: known } : await openToken(await secret, session.scope, token);
     if (found) {
       verified = token;
       break;
@@ -178,10 +178,10 @@ export async function resumeSession(
  * it is used again (and has an idle timeout).
  */
 export async function startSession(deps: SessionDeps, session: CompiledSession, backend: string, endpoint: string): Promise<string | null> {
-  const hmac = key(deps.env);
-  if (!hmac) return null;
+  const secret = keys(deps.env);
+  if (!secret) return null;
   const id = newSessionId();
-  const token = await signToken(await hmac, session.scope, id, { backend, endpoint, createdAt: deps.now });
+  const token = await sealToken(await secret, session.scope, id, { backend, endpoint, createdAt: deps.now });
   const record: SessionRecord = { backend, endpoint, createdAt: deps.now, lastSeen: deps.now, ...timeouts(session) };
   cache.set(`${session.scope}#${id}`, { record, token, persistedLastSeen: deps.now });
   return token;

@@ -67,17 +67,26 @@ export function egressAllowed(endpoint: CompiledEndpoint, allowedHostnames: stri
 }
 
 /**
- * Workers present a client certificate only through an mTLS certificate binding's own fetch(), so an
- * endpoint that needs one is fetched through the binding its XBackend's clientCertificateRef maps to.
+ * The fetch() a try goes through. Workers present a client certificate only through an mTLS certificate
+ * binding's own fetch(), so an endpoint that needs one goes through the binding its XBackend's
+ * clientCertificateRef maps to; an endpoint behind a cluster's private network goes through that
+ * network's VPC binding, whose fetch() connects to the address the URL names. Both are Fetchers: a
+ * connection that fails rejects, as the global fetch() does.
  */
 function fetcherFor(endpoint: CompiledEndpoint, bindings: object): typeof fetch {
-  if (!endpoint.mtlsBinding) return fetch;
-  const binding = (bindings as Record<string, unknown>)[endpoint.mtlsBinding] as Fetcher | undefined;
+  const name = endpoint.mtlsBinding ?? endpoint.network;
+  if (name === undefined) return fetch;
+  const binding = (bindings as Record<string, unknown>)[name] as Fetcher | undefined;
   if (typeof binding?.fetch !== "function") {
-    throw new GatewayError(
-      "MTLS_BINDING_MISSING",
-      `upstream ${endpoint.id} needs the mTLS certificate binding ${endpoint.mtlsBinding}, which this Worker does not have`,
-    );
+    throw endpoint.mtlsBinding
+      ? new GatewayError(
+          "MTLS_BINDING_MISSING",
+          `upstream ${endpoint.id} needs the mTLS certificate binding ${name}, which this Worker does not have`,
+        )
+      : new GatewayError(
+          "NETWORK_BINDING_MISSING",
+          `upstream ${endpoint.id} is reached through the VPC network binding ${name}, which this Worker does not have (add its [[vpc_networks]] block to the wrangler config of this environment)`,
+        );
   }
   return (input, init) => binding.fetch(input as RequestInfo, init);
 }

@@ -174,15 +174,17 @@ describe("sync ▸ KV ▸ Worker ▸ origins", () => {
     expect(Object.keys(await tally(gateway, "shop.example.com", "/", 40)).sort()).toEqual(["v1", "v2"]);
   });
 
-  it("--remote without Cloudflare credentials exits 2 with wrangler's own reason, and the served table stays", async ({ expect }) => {
+  it("--remote refuses loopback endpoints a deployed Worker cannot reach: exit 2, the cluster and the fix, nothing written", async ({
+    expect,
+  }) => {
     // No token and an empty home: wrangler has no login to use, so nothing can leave this machine.
     const noCredentials = { HOME: ws.dir, XDG_CONFIG_HOME: ws.dir, CLOUDFLARE_API_TOKEN: undefined, CLOUDFLARE_API_KEY: undefined };
     const run = await runScript("scripts/sync.ts", ["--config", ws.config, "--remote"], { env: noCredentials });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/error: wrangler kv key get table\/\S+\/current failed \(exit 1\): .*CLOUDFLARE_API_TOKEN/);
-    expect(run.stderr).not.toMatch(/Logs were written/);
+    expect(run.stderr).toMatch(/✗ --remote: cluster c1: 2 endpoints c1\/127\.0\.0\.1:\d+, c1\/127\.0\.0\.1:\d+ are loopback addresses/);
+    expect(run.stderr).toMatch(/fix: run cloudflared in the cluster, .*clusters\[\]\.endpoints\.network/);
+    expect(run.stderr).toMatch(/nothing written/);
     expect(run.stderr).not.toContain(String.fromCharCode(27)); // no terminal colour codes
-    expect(run.stderr).toMatch(/fix: check `npx wrangler whoami`/);
     expect(Object.keys(await tally(gateway, "shop.example.com", "/", 40)).sort()).toEqual(["v1", "v2"]);
   });
 

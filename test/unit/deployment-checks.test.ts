@@ -1,11 +1,38 @@
 /** What `sync --remote` says about the deployment it writes for: the table the Worker serves, the routes it lacks. */
 import { describe, it } from "vitest";
+import { parse } from "yaml";
+import type { VpcNetworkBlock } from "../../scripts/lib/wrangler-config";
 import { missingRoutesBlock, routeCovers, tableNameProblem } from "../../scripts/sync/deployment-checks";
+import { networkBindingProblems } from "../../scripts/sync/network-bindings";
+import { parseEdgeConfig } from "../../src/compile/edge-config";
 import { parseSyncArgs } from "../../scripts/sync/args";
 import { compileYaml } from "../support/compile-fixture";
 import { edgeConfig, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 
-const facts = (routes: string[], servedTable = "kedge") => ({ kvNamespaceId: "ns", servedTable, routes });
+const facts = (routes: string[], servedTable = "kedge", vpcNetworks: VpcNetworkBlock[] = [], topLevelVpcNetworks: string[] = []) => ({
+  kvNamespaceId: "ns",
+  servedTable,
+  routes,
+  vpcNetworks,
+  topLevelVpcNetworks,
+});
+
+const TUNNEL = "550e8400-e29b-41d4-a716-446655440000";
+
+/** kedge.yaml with clusters east and west reached through VPC_EAST and VPC_WEST, and south by its addresses. */
+const NETWORK_EDGE = parseEdgeConfig(
+  parse(`apiVersion: kedge.dev/v1alpha1
+kind: EdgeConfig
+metadata: { name: t }
+spec:
+  gatewayClassName: kedge
+  clusters:
+    - { name: east, endpoints: { network: VPC_EAST } }
+    - { name: west, endpoints: { network: VPC_WEST } }
+    - { name: south }
+`),
+  "kedge.yaml",
+);
 
 describe("deployment checks", () => {
   it("a table the Worker does not serve is named, with both names", ({ expect }) => {
@@ -46,6 +73,53 @@ routes = [
       '    { "pattern": "shop.example.com/*", "zone_name": "example.com" },',
     );
     expect(missingRoutesBlock(facts(["*.example.com/*", "api.example.org/*"]), table, "wrangler.toml")).toBeNull();
+  });
+
+  it("names every VPC network binding kedge.yaml uses that the wrangler config lacks, with the block to add", ({ expect }) => {
+    const east = { binding: "VPC_EAST", tunnel_id: TUNNEL };
+    expect(networkBindingProblems(NETWORK_EDGE, facts([], "t", [east]), "wrangler.toml", undefined, "wrangler.toml")).toEqual([
+      `cluster west is reached through the VPC network binding VPC_WEST, which wrangler.toml lacks; the Worker could not reach its pods. Add:
+[[vpc_networks]]
+binding = "VPC_WEST"
+tunnel_id = "<the tunnel UUID of west's cloudflared>"   # or network_id = "cf1:vnet:<virtual network UUID>"
+remote = true`,
+    ]);
+    const both = [east, { binding: "VPC_WEST", network_id: "cf1:vnet:6f1c2a9e-0b7d-4c8e-9a51-2d3e4f5a6b7c" }];
+    expect(networkBindingProblems(NETWORK_EDGE, facts([], "t", both), "wrangler.toml", undefined, "wrangler.toml")).toEqual([]);
+  });
+
+  it("an environment does not inherit vpc_networks: the block goes into the environment", ({ expect }) => {
+    const problems = networkBindingProblems(
+      NETWORK_EDGE,
+      facts([], "t", [], ["VPC_EAST", "VPC_WEST"]),
+      "wrangler.jsonc",
+      "production",
+      'environment "production" of wrangler.jsonc',
+    );
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toContain(
+      'VPC_EAST, which environment "production" of wrangler.jsonc lacks (the top level declares it, but environments do not inherit vpc_networks)',
+    );
+    expect(problems[0]).toContain(
+      `"env": { "production": { "vpc_networks": [{ "binding": "VPC_EAST", "tunnel_id": "<the tunnel UUID of east's cloudflared>", "remote": true }] } }`,
+    );
+  });
+
+  it("a block needs exactly one of tunnel_id and network_id, each in its form", ({ expect }) => {
+    const check = (east: VpcNetworkBlock) =>
+      networkBindingProblems(
+        NETWORK_EDGE,
+        facts([], "t", [east, { binding: "VPC_WEST", network_id: "cf1:network" }]),
+        "wrangler.toml",
+        undefined,
+        "wrangler.toml",
+      );
+    expect(check({ binding: "VPC_EAST", tunnel_id: TUNNEL, network_id: "cf1:network" })).toEqual([
+      "the vpc_networks binding VPC_EAST of wrangler.toml needs exactly one of tunnel_id or network_id",
+    ]);
+    expect(check({ binding: "VPC_EAST" })[0]).toContain("needs exactly one of tunnel_id or network_id");
+    expect(check({ binding: "VPC_EAST", tunnel_id: "<your tunnel id>" })[0]).toContain('tunnel_id "<your tunnel id>" is not a tunnel UUID');
+    expect(check({ binding: "VPC_EAST", network_id: "vnet-1" })[0]).toContain("is neither cf1:network nor cf1:vnet:<virtual network UUID>");
   });
 
   it("--env names the wrangler environment", ({ expect }) => {

@@ -1,14 +1,25 @@
 /** `kedge explain --compile` on the example config: the rule, the backend, and where a session token pins the request. */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, it } from "vitest";
+import { afterEach, describe, it } from "vitest";
 import { explainCommand } from "../../scripts/sync/explain-command";
-import { sessionKey, signToken } from "../../src/session/session-token";
+import { sealToken, sessionKeys, signToken } from "../../src/session/session-token";
 
 const CONFIG = join(import.meta.dirname, "..", "..", "config");
+/** Local state without a session key: explain then has none unless SESSION_HMAC_KEY is set. */
+const NO_STATE = mkdtempSync(join(tmpdir(), "kedge-explain-"));
+const PIN = {
+  backend: "CompositeBackend/bookinfo/productpage:9080",
+  endpoint: "eu-west/127.0.0.1:9201",
+  createdAt: Date.UTC(2026, 10, 24, 12),
+};
+const SCOPE = "bookinfo/productpage/rule/0";
 
 async function explain(...args: string[]): Promise<string> {
   const out: string[] = [];
-  const code = await explainCommand(["--compile", "--config", CONFIG, ...args], { out: (t) => out.push(t), err: (t) => out.push(t) });
+  const argv = ["--compile", "--config", CONFIG, "--persist-to", NO_STATE, ...args];
+  const code = await explainCommand(argv, { out: (t) => out.push(t), err: (t) => out.push(t) });
   if (code !== 0) throw new Error(`exit ${code}: ${out.join("\n")}`);
   return out.join("\n");
 }
@@ -25,17 +36,27 @@ describe("kedge explain", () => {
     expect(text).toContain("backend Service/us-east/bookinfo/reviews-v1:9080: weight 80, 80% of new requests");
   });
 
-  it("a session cookie shows the endpoint its token pins", async ({ expect }) => {
-    const token = await signToken(
-      await sessionKey("any-key-the-cli-cannot-check"),
-      "bookinfo/productpage/rule/0",
-      "AAAAAAAAAAAAAAAAAAAAAA",
-      {
-        backend: "CompositeBackend/bookinfo/productpage:9080",
-        endpoint: "eu-west/127.0.0.1:9201",
-        createdAt: Date.UTC(2026, 10, 24, 12),
-      },
+  afterEach(() => {
+    delete process.env.SESSION_HMAC_KEY;
+  });
+
+  it("a sealed session token is read only with the session secret, and a wrong secret is said to be one", async ({ expect }) => {
+    const secret = "the-deployed-session-secret-0123";
+    const token = await sealToken(await sessionKeys(secret), SCOPE, "AAAAAAAAAAAAAAAAAAAAAA", PIN);
+    const ask = () => explain("--host", "bookinfo.example.com", "--path", "/productpage", "--cookie", `bookinfo-session=${token}`);
+    const sealed = await ask();
+    expect(sealed).toContain("session token: the token's pin is sealed: give explain the session secret (SESSION_HMAC_KEY) to read it");
+    expect(sealed).not.toContain("eu-west/127.0.0.1:9201 of");
+    process.env.SESSION_HMAC_KEY = secret;
+    expect(await ask()).toContain(
+      "the session token pins eu-west/127.0.0.1:9201 of CompositeBackend/bookinfo/productpage:9080 (since 2026-11-24T12:00:00.000Z): it holds",
     );
+    process.env.SESSION_HMAC_KEY = "another-secret-altogether-456789";
+    expect(await ask()).toContain("the session secret given does not open the token");
+  });
+
+  it("a session cookie of the earlier signed form shows the endpoint its token pins, without the key", async ({ expect }) => {
+    const token = await signToken(await sessionKeys("any-key-the-cli-cannot-check"), SCOPE, "AAAAAAAAAAAAAAAAAAAAAA", PIN);
     const text = await explain(
       "--host",
       "bookinfo.example.com",

@@ -301,7 +301,7 @@ spec: { type: ExternalHostname, externalHostname: { hostname: 192.168.1.10 }, po
 });
 
 describe("remote push reachability", () => {
-  it("names IP-literal and localhost endpoints, which production Workers cannot reach", async ({ expect }) => {
+  it("refuses loopback endpoints and XBackends on localhost, which a deployed Worker cannot reach", async ({ expect }) => {
     const edge = EDGE.replace("spec:", "spec:\n  egress: { allowLocalhost: true }");
     const x = `
 apiVersion: gateway.networking.x-k8s.io/v1alpha1
@@ -311,9 +311,9 @@ spec: { type: ExternalHostname, externalHostname: { hostname: localhost }, port:
 `;
     const ref = "{ name: web, port: 8080 }, { group: gateway.networking.x-k8s.io, kind: XBackend, name: local }";
     const { table } = await compileYaml(edge, { east: [route(ref), backend("web", [1001]), x].join("---\n") });
-    expect(unreachableEndpoints(table).map((u) => [u.endpoint, u.why.split(" ")[0]])).toEqual([
-      ["east/127.0.0.1:1001", "an"],
-      ["east/localhost:9000", "localhost"],
+    expect(unreachableEndpoints(table).map((u) => [u.severity, u.cluster, u.endpoints])).toEqual([
+      ["error", undefined, ["east/localhost:9000"]],
+      ["error", "east", ["east/127.0.0.1:1001"]],
     ]);
   });
 });

@@ -46,6 +46,11 @@ new_classes = ["LegacyStore"]
 tag = "v2"
 new_sqlite_classes = ["SessionStore"]
 
+[[vpc_networks]]
+binding = "VPC_EAST"
+tunnel_id = "550e8400-e29b-41d4-a716-446655440000"
+remote = true
+
 [env.staging]
 compatibility_flags = ["nodejs_compat", "no_global_navigator"]
 routes = [{ pattern = "staging.example.com/*", zone_name = "example.com" }]
@@ -60,6 +65,11 @@ id = "staging-ns"
 [[env.staging.durable_objects.bindings]]
 name = "SESSIONS"
 class_name = "SessionStore"
+
+[[env.staging.vpc_networks]]
+binding = "VPC_WEST"
+network_id = "cf1:vnet:6f1c2a9e-0b7d-4c8e-9a51-2d3e4f5a6b7c"
+remote = true
 `;
 
 /** The same Worker as RICHER in wrangler.jsonc's form: comments, trailing commas, a "//" inside a string. */
@@ -84,6 +94,7 @@ const RICHER_JSONC = `// The Worker kedge deploys; see README: deploying.
     { "tag": "v1", "new_classes": ["LegacyStore"] },
     { "tag": "v2", "new_sqlite_classes": ["SessionStore"] },
   ],
+  "vpc_networks": [{ "binding": "VPC_EAST", "tunnel_id": "550e8400-e29b-41d4-a716-446655440000", "remote": true }],
   "env": {
     "staging": {
       "compatibility_flags": ["nodejs_compat", "no_global_navigator"],
@@ -91,6 +102,7 @@ const RICHER_JSONC = `// The Worker kedge deploys; see README: deploying.
       "vars": { "KEDGE_TABLE": "edge-staging" },
       "kv_namespaces": [{ "binding": "ROUTES", "id": "staging-ns" }],
       "durable_objects": { "bindings": [{ "name": "SESSIONS", "class_name": "SessionStore" }] },
+      "vpc_networks": [{ "binding": "VPC_WEST", "network_id": "cf1:vnet:6f1c2a9e-0b7d-4c8e-9a51-2d3e4f5a6b7c", "remote": true }],
     },
   },
 }
@@ -155,6 +167,15 @@ describe("readLocalWorkerOptions", () => {
         expect(facts.routes).toEqual(
           theirs.routes?.map((r: string | { pattern: string }) => (typeof r === "string" ? r : r.pattern)) ?? [],
         );
+        // vpc_networks are not inherited: the environment has only its own.
+        expect(facts.vpcNetworks).toEqual(
+          theirs.vpc_networks.map((b: { binding: string; tunnel_id?: string; network_id?: string }) => ({
+            binding: b.binding,
+            tunnel_id: b.tunnel_id,
+            network_id: b.network_id,
+          })),
+        );
+        expect(facts.topLevelVpcNetworks).toEqual(env === undefined ? [] : ["VPC_EAST"]);
       }
     });
   }

@@ -45,6 +45,7 @@ export const EDGE_CONFIG_SCHEMA: Schema = obj(
                 hostnameTemplate: str(),
                 port: int(1, 65535),
                 keepClientHost: bool(),
+                network: str({ pattern: /^[A-Za-z_][A-Za-z0-9_]*$/, hint: "a [[vpc_networks]] binding name of the wrangler config" }),
               }),
             },
             { required: ["name"] },
