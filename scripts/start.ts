@@ -90,8 +90,10 @@ const exampleRequests = (
 function requestsFor(table: RouteTable, base: string): string {
   const index = table.hosts.HTTP ?? table.hosts.HTTPS;
   const hosts = [...Object.keys(index?.exact ?? {}), ...Object.keys(index?.wildcard ?? {}).map((suffix) => `any.${suffix}`)].slice(0, 6);
-  if (hosts.length === 0) return `  curl ${base}/`;
-  return hosts.map((host) => `  curl -H 'Host: ${host}' ${base}/`).join("\n");
+  const lines = hosts.map((host) => `  curl -H 'Host: ${host}' ${base}/`);
+  // Routes that take any host answer a request without one.
+  if (hosts.length === 0 || (index?.any.length ?? 0) > 0) lines.unshift(`  curl ${base}/`);
+  return lines.join("\n");
 }
 
 async function main(): Promise<void> {

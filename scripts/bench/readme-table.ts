@@ -41,6 +41,7 @@ export function benchTable(r: BenchResults): string {
   const kedge = target("kedge (");
   const sticky = target("kedge, warm sticky");
   const fresh = target("kedge, new session");
+  const network = target("kedge, endpoint through a VPC network");
   const syncS = (r.syncScale.loadMs + r.syncScale.compileMs) / 1000;
   const rows: string[][] = [
     [
@@ -86,6 +87,7 @@ export function benchTable(r: BenchResults): string {
     ],
     ["warm sticky session vs no session", `${fmt(sticky.vsKedge)}x`, `≥ 0.9x: ${verdict(sticky.vsKedge >= 0.9)}`],
     ["new session on every request vs no session", `${fmt(fresh.vsKedge)}x`, ""],
+    ["endpoint through a VPC network binding's local stand-in vs a direct fetch", network ? `${fmt(network.vsKedge)}x` : "n/a", ""],
   ];
   const run = `${r.quick ? "`npm run bench -- --quick`" : "`npm run bench`"}, ${r.started.slice(0, 16).replace("T", " ")} UTC`;
   return `Latest run: ${run}.\n\n${markdownTable(["measure", "figure", "goal"], rows)}`;

@@ -1,6 +1,7 @@
 /**
  * @module End-to-end throughput: kedge (with a 10k-route table), a bare pass-through Worker, and the same
- * bare Worker doing the header work a correct proxy does, served by one Miniflare, in front of one loopback origin. Many short runs alternate, and each ratio is the
+ * bare Worker doing the header work a correct proxy does, served by one Miniflare, in front of one loopback
+ * origin; and kedge sending to that origin through a VPC network binding's local stand-in instead of fetch(). Many short runs alternate, and each ratio is the
  * median of the ratios within a round, so a slow spell of the shared machine hits both sides of a ratio.
  * The runtime's CPU time per request (workerd, all threads) is reported too: it is the steadier figure.
  * The load generator is a closed loop of keep-alive HTTP clients on 127.0.0.1, bounded in time.
@@ -14,6 +15,7 @@ import { gatewayWorkerOptions, startLocalGateway } from "../lib/local-gateway";
 import { startOrigin } from "../lib/origin-server";
 import { canonicalJson } from "../../src/table/canonical-json";
 import { KV_KEYS } from "../../src/table/kv-keys";
+import type { RouteTable } from "../../src/table/route-table";
 import { compileBenchTable } from "./matcher-bench";
 import { hostOf } from "./route-tables";
 import { childCpuClock } from "./process-cpu";
@@ -78,6 +80,27 @@ async function run(port: number, target: Target, seconds: number, concurrency: n
   return { rps: latencies.length / seconds, latencies, errors };
 }
 
+const BENCH_NETWORK = "VPC_BENCH";
+const PRIVATE_POD = "10.99.0.1";
+/** The route whose backend is moved behind the network binding (its own Service: no other target uses it). */
+const NETWORK_ROUTE = 4322;
+
+/** The table with route `i`'s backend reached through the bench's network binding, at a private address. */
+function reachThroughNetwork(table: RouteTable, i: number): RouteTable {
+  const match = table.matches.find((m) => m.id.includes(`/r${i}/`));
+  const backendId = match && table.rules[match.rule]?.backendRefs[0]?.backend;
+  const backend = backendId ? table.backends[backendId] : undefined;
+  if (!backend) throw new Error(`bench route r${i} has no backend`);
+  backend.endpoints = backend.endpoints.map((e) => ({
+    ...e,
+    id: `${e.cluster}/${PRIVATE_POD}:8080`,
+    host: PRIVATE_POD,
+    port: 8080,
+    network: BENCH_NETWORK,
+  }));
+  return table;
+}
+
 export async function benchThroughput(options: { seconds: number; rounds: number; concurrency: number }): Promise<ThroughputFigure[]> {
   const origin = await startOrigin({ cluster: "bench", endpoint: "origin", backends: ["bench"] });
   const state = mkdtempSync(join(tmpdir(), "kedge-bench-"));
@@ -118,10 +141,12 @@ export default { async fetch(req) {
     persistTo: state,
     vars: { KEDGE_TABLE: "bench", TABLE_REFRESH_SECONDS: "5" },
     extraWorkers: [bare, hygienic],
+    // A private pod behind a VPC network binding: its stand-in sends the address to the same origin.
+    networks: { [BENCH_NETWORK]: { [`${PRIVATE_POD}:8080`]: `127.0.0.1:${origin.port}` } },
   });
   try {
     // 10k routes over 1k hosts; odd routes keep cookie sessions, so one table serves both comparisons.
-    const table = await compileBenchTable("prefix", 10_000, true, origin.port);
+    const table = reachThroughNetwork(await compileBenchTable("prefix", 10_000, true, origin.port), NETWORK_ROUTE);
     const kv = await gateway.miniflare.getKVNamespace("ROUTES");
     await kv.put(KV_KEYS.blob(table.name, table.version), canonicalJson(table));
     await kv.put(
@@ -143,7 +168,13 @@ export default { async fetch(req) {
     const sticky: Target = { name: "kedge, warm sticky session", ...stickyRoute, cookie };
     // No cookie sent back: every request starts a session (a first visit, a crawler, a curl loop).
     const newSession: Target = { name: "kedge, new session per request", ...stickyRoute };
-    const targets = [kedge, bareTarget, hygienicTarget, sticky, newSession];
+    const network: Target = {
+      name: "kedge, endpoint through a VPC network binding stand-in",
+      host: hostOf(NETWORK_ROUTE, 1000),
+      path: `/api/v${NETWORK_ROUTE}/item`,
+    };
+    if ((await get(port, warm, network)).status !== 200) throw new Error("the endpoint behind the network stand-in does not answer 200");
+    const targets = [kedge, bareTarget, hygienicTarget, sticky, newSession, network];
     const cpuMs = childCpuClock("workerd");
     const runs = new Map(targets.map((t) => [t, { rps: [] as number[], cpuUs: [] as number[], latencies: [] as number[], errors: 0 }]));
     for (let i = 0; i < options.rounds; i++) {

@@ -23,6 +23,8 @@ export interface CandidateVerdict {
 export interface EndpointView {
   id: string;
   cluster: string;
+  /** The VPC network binding it is reached through, if any. */
+  network?: string;
   ready: boolean;
   terminating: boolean;
   healthy: boolean;
@@ -129,6 +131,7 @@ export function explainRequest(
     const view = (e: CompiledEndpoint): EndpointView => ({
       id: e.id,
       cluster: e.cluster,
+      ...(e.network ? { network: e.network } : {}),
       ready: e.ready,
       terminating: e.terminating,
       healthy: health.usable(e),

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type LocalGateway, startLocalGateway } from "../../scripts/lib/local-gateway";
+import type { NetworkAddresses } from "../../scripts/lib/network-stand-in";
 import { inject } from "vitest";
 import { type EchoResponse, type Origin, startOrigin } from "../../scripts/lib/origin-server";
 
@@ -86,12 +87,16 @@ export async function startOrigins(names: string[], cluster = "c1"): Promise<Rec
   return Object.fromEntries(entries);
 }
 
-/** The Worker in workerd, reading `state`, re-reading the table pointer on every request. */
-export function startGateway(state: string, table: string): Promise<LocalGateway> {
+/**
+ * The Worker in workerd, reading `state`, re-reading the table pointer on every request; with `networks`,
+ * a stand-in for each VPC network binding mapping its private addresses to loopback origins.
+ */
+export function startGateway(state: string, table: string, networks?: NetworkAddresses): Promise<LocalGateway> {
   return startLocalGateway({
     persistTo: state,
     vars: { TABLE_REFRESH_SECONDS: "0", KEDGE_TABLE: table },
     scriptPath: inject("workerBundle"),
+    ...(networks ? { networks } : {}),
   });
 }
 

@@ -3,11 +3,12 @@
  * loopback endpoint (IPv4 and IPv6), serves the table that config names, and Ctrl-C stops all of it.
  */
 import { spawn } from "node:child_process";
+import { request } from "node:http";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, it } from "vitest";
 import type { EchoResponse } from "../../scripts/lib/origin-server";
-import { edgeConfig, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
+import { edgeConfig, endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { freePort, ROOT, RUN_BUNDLED, Workspace } from "./harness";
 
 const slice = (name: string, addressType: string, address: string, port: number) => `apiVersion: discovery.k8s.io/v1
@@ -28,6 +29,19 @@ async function abandonUpload(port: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 500));
 }
 
+/** GET / on the edge with a Host header (fetch() sends the URL's host and no other). */
+function getWithHost(port: number, host: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolveGet, reject) => {
+    const req = request({ host: "127.0.0.1", port, path: "/", headers: { host } }, (res) => {
+      let body = "";
+      res.on("data", (d: Buffer) => (body += d.toString()));
+      res.on("end", () => resolveGet({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
 describe("npm start with KEDGE_CONFIG", () => {
   const ws = new Workspace();
   let stop: (() => Promise<number | null>) | undefined;
@@ -37,10 +51,23 @@ describe("npm start with KEDGE_CONFIG", () => {
     ws.remove();
   });
 
-  it("serves that config's own table name, with origins on 127.0.0.1 and ::1, and stops them all on Ctrl-C", async ({ expect }) => {
+  it("serves that config's own table name, with origins on 127.0.0.1 and ::1 and behind network stand-ins, and stops them all on Ctrl-C", async ({
+    expect,
+  }) => {
     const [edgePort, v4Port, v6Port] = [await freePort(), await freePort(), await freePort("::1")];
+    // c2 and c3 are reached through VPC network bindings, their one pod at the same private address.
+    const privateCluster = yamlDocs(
+      gatewayAndRoute({ namespace: "vault", hostname: "private.example", rules: "    - backendRefs: [{ name: pod, port: 8080 }]" }),
+      service("pod", "vault"),
+      endpointSlice({ service: "pod", name: "pod-1", namespace: "vault", port: 8080, addresses: ["10.1.0.7"] }),
+    );
     ws.write({
-      "kedge.yaml": edgeConfig("elsewhere"),
+      "kedge.yaml": edgeConfig("elsewhere").replace(
+        "clusters: [{ name: c1 }]",
+        "clusters: [{ name: c1 }, { name: c2, endpoints: { network: VPC_TWO } }, { name: c3, endpoints: { network: VPC_THREE } }]",
+      ),
+      "clusters/c2/app.yaml": privateCluster,
+      "clusters/c3/app.yaml": privateCluster,
       "clusters/c1/app.yaml": yamlDocs(
         gatewayAndRoute({
           namespace: "shop",
@@ -84,6 +111,15 @@ describe("npm start with KEDGE_CONFIG", () => {
     };
     expect((await get("/")).endpoint).toBe(`c1/127.0.0.1:${v4Port}`);
     expect((await get("/six/x")).endpoint).toBe(`c1/[::1]:${v6Port}`);
+    expect(output).toMatch(/network VPC_TWO \(local stand-in\): 10\.1\.0\.7:8080 → 127\.0\.0\.1:\d+/);
+    // The same pod IP in two clusters: two origins, each behind its own cluster's stand-in.
+    const reached = new Set<string>();
+    for (let i = 0; i < 30; i++) {
+      const answer = await getWithHost(edgePort, "private.example");
+      expect(answer.status).toBe(200);
+      reached.add((JSON.parse(answer.body) as EchoResponse).endpoint);
+    }
+    expect([...reached].sort()).toEqual(["c2/10.1.0.7:8080", "c3/10.1.0.7:8080"]);
 
     // A client that hangs up halfway through an upload fails the origin's read of that body; the
     // origins run in the start process, which must go on serving.

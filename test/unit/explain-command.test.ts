@@ -36,6 +36,12 @@ describe("kedge explain", () => {
     expect(text).toContain("backend Service/us-east/bookinfo/reviews-v1:9080: weight 80, 80% of new requests");
   });
 
+  it("the same pod IP in two private clusters is two endpoints, each through its own network binding", async ({ expect }) => {
+    const text = await explain("--host", "store.example.com", "--path", "/");
+    expect(text).toContain("✓ us-west/10.244.1.10:8080 (through VPC_US_WEST)  ready, healthy");
+    expect(text).toContain("✓ eu-central/10.244.1.10:8080 (through VPC_EU_CENTRAL)  ready, healthy");
+  });
+
   afterEach(() => {
     delete process.env.SESSION_HMAC_KEY;
   });
