@@ -22,14 +22,21 @@ export interface CliRun {
   stderr: string;
 }
 
+export interface RunOptions {
+  timeoutMs?: number;
+  /** Added to this process's environment; an undefined value leaves that variable out. */
+  env?: Record<string, string | undefined>;
+}
+
 /** Runs a project command (e.g. scripts/sync.ts) as a child process, the way `npm run sync` does. */
-export function runScript(
-  script: string,
-  args: string[],
-  options: { timeoutMs?: number; env?: Record<string, string | undefined> } = {},
-): Promise<CliRun> {
+export function runScript(script: string, args: string[], options: RunOptions = {}): Promise<CliRun> {
+  return runProcess(process.execPath, [RUN_BUNDLED, join(ROOT, script), ...args], options);
+}
+
+/** Runs a command in the project folder and collects what it printed; killed after `timeoutMs` (60 s). */
+export function runProcess(command: string, args: string[], options: RunOptions = {}): Promise<CliRun> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [RUN_BUNDLED, join(ROOT, script), ...args], {
+    const child = spawn(command, args, {
       cwd: ROOT,
       // An undefined value leaves that variable out.
       env: { ...process.env, WRANGLER_SEND_METRICS: "false", ...options.env },

@@ -6,14 +6,15 @@
  * the clusters' weights, sessions stay on one pod, mirrors and the Cron health probes go through the
  * bindings, and a cluster whose network refuses connections fails over without a failed request.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { LocalGateway } from "../../scripts/lib/local-gateway";
 import type { NetworkAddresses } from "../../scripts/lib/network-stand-in";
 import { type EchoResponse, type Origin, startOrigin } from "../../scripts/lib/origin-server";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
-import { runScript, startGateway, tally, tearDown, Workspace } from "./harness";
+import { ROOT, runProcess, runScript, startGateway, tally, tearDown, Workspace } from "./harness";
 
 const EDGE = `apiVersion: kedge.dev/v1alpha1
 kind: EdgeConfig
@@ -174,6 +175,20 @@ describe("clusters behind VPC network bindings: sync ▸ Worker ▸ stand-ins �
       expect(text).not.toContain(secret);
       for (const [name, value] of down.headers) expect(`${name}: ${value}`).not.toContain(secret);
     }
+  });
+});
+
+describe("the deployed environment of the example wrangler.toml", () => {
+  it("bundles with wrangler deploy --dry-run, listing each cluster's VPC network binding", async ({ expect }) => {
+    const outdir = mkdtempSync(join(tmpdir(), "kedge-deploy-"));
+    const wrangler = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
+    const run = await runProcess(process.execPath, [wrangler, "deploy", "--dry-run", "--env", "production", "--outdir", outdir], {
+      env: { WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
+    });
+    rmSync(outdir, { recursive: true, force: true });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/env\.VPC_US_WEST \(REPLACE_WITH_US_WEST_TUNNEL_ID\)\s+VPC Network/);
+    expect(run.stdout).toMatch(/env\.VPC_EU_CENTRAL \(cf1:vnet:REPLACE_WITH_EU_CENTRAL_VNET_ID\)\s+VPC Network/);
   });
 });
 
