@@ -3,7 +3,8 @@
  * gateway (loopback only, bounded in time, stops by itself):
  *   (a) the same manifests applied to three clusters; one cluster dies, then comes back;
  *   (b) clients with sessions, some pinned to the cluster that dies;
- *   (c) a locality config; the cluster nearest to the clients dies.
+ *   (c) a locality config; the cluster nearest to the clients dies;
+ *   (d) clients with sessions while a cluster leaves kedge.yaml and joins again (sessions elsewhere stay).
  * A dead cluster's endpoints are replaced by listeners that reset every connection (and count them), so
  * the run can tell how long the gateway kept sending there. Prints, per set-up, the idempotent requests
  * that failed (goal: 0) and how long after the death the dead cluster still got tries.
@@ -108,8 +109,25 @@ class Stage {
   readonly dead: DeadEndpoint[] = [];
   gateway!: LocalGateway;
   private readonly dir = mkdtempSync(join(tmpdir(), "kedge-fault-"));
+  private readonly config = join(this.dir, "config");
+  private readonly state = join(this.dir, "state");
+  private name = "";
+  private edgeExtra = "";
+
+  /** Writes kedge.yaml naming `clusters` (the others' folders are then ignored) and syncs it into the gateway's state. */
+  async sync(clusters: readonly Cluster[]): Promise<void> {
+    const list = clusters.map((c) => `    - { name: ${c}, locality: ${LOCALITY[c]} }`).join("\n");
+    writeFileSync(
+      join(this.config, "kedge.yaml"),
+      `apiVersion: kedge.dev/v1alpha1\nkind: EdgeConfig\nmetadata: { name: ${this.name} }\nspec:\n  gatewayClassName: kedge\n${this.edgeExtra}  clusters:\n${list}\n`,
+    );
+    const quiet = { out: () => {}, err: (t: string) => console.error(t) };
+    if ((await runSync(parseSyncArgs(["--config", this.config, "--persist-to", this.state]), quiet)) !== 0) throw new Error("sync failed");
+  }
 
   async start(name: string, edgeExtra: string): Promise<void> {
+    this.name = name;
+    this.edgeExtra = edgeExtra;
     const ports = new Map<Cluster, number[]>();
     for (const cluster of CLUSTERS) {
       const list: number[] = [];
@@ -120,22 +138,14 @@ class Stage {
       }
       ports.set(cluster, list);
     }
-    const config = join(this.dir, "config");
-    mkdirSync(join(config, "clusters"), { recursive: true });
-    const clusters = CLUSTERS.map((c) => `    - { name: ${c}, locality: ${LOCALITY[c]} }`).join("\n");
-    writeFileSync(
-      join(config, "kedge.yaml"),
-      `apiVersion: kedge.dev/v1alpha1\nkind: EdgeConfig\nmetadata: { name: ${name} }\nspec:\n  gatewayClassName: kedge\n${edgeExtra}  clusters:\n${clusters}\n`,
-    );
     for (const cluster of CLUSTERS) {
-      mkdirSync(join(config, "clusters", cluster));
-      writeFileSync(join(config, "clusters", cluster, "shared.yaml"), SHARED);
-      writeFileSync(join(config, "clusters", cluster, "endpoints.yaml"), slices(ports.get(cluster)!));
+      mkdirSync(join(this.config, "clusters", cluster), { recursive: true });
+      writeFileSync(join(this.config, "clusters", cluster, "shared.yaml"), SHARED);
+      writeFileSync(join(this.config, "clusters", cluster, "endpoints.yaml"), slices(ports.get(cluster)!));
     }
-    const state = join(this.dir, "state");
-    const quiet = { out: () => {}, err: (t: string) => console.error(t) };
-    if ((await runSync(parseSyncArgs(["--config", config, "--persist-to", state]), quiet)) !== 0) throw new Error("sync failed");
-    this.gateway = await startLocalGateway({ persistTo: state, vars: { KEDGE_TABLE: name } });
+    await this.sync(CLUSTERS);
+    // A re-sync (set-up d) is served within TABLE_REFRESH_SECONDS (5 s), as deployed.
+    this.gateway = await startLocalGateway({ persistTo: this.state, vars: { KEDGE_TABLE: name } });
   }
 
   /** The cluster's origins stop; listeners that reset every connection take their ports. */
@@ -157,8 +167,8 @@ class Stage {
   async get(path: string, headers: Record<string, string> = {}, cf?: Record<string, string>) {
     const response = await this.gateway.miniflare.dispatchFetch(`http://shop.example.com${path}`, { headers, ...(cf ? { cf } : {}) });
     const text = await response.text();
-    const cluster = response.status === 200 ? (JSON.parse(text) as { cluster: Cluster }).cluster : undefined;
-    return { status: response.status, cluster, setCookie: response.headers.get("set-cookie") };
+    const answer = response.status === 200 ? (JSON.parse(text) as { cluster: Cluster; endpoint: string }) : undefined;
+    return { status: response.status, cluster: answer?.cluster, endpoint: answer?.endpoint, setCookie: response.headers.get("set-cookie") };
   }
 
   async stop(): Promise<void> {
@@ -318,12 +328,63 @@ async function nearestClusterDies(): Promise<Outcome> {
   };
 }
 
+/**
+ * (d) clusters leave and join: 24 clients with sessions; gru leaves kedge.yaml at KILL_AT and joins again at
+ * REVIVE_AT, its pods alive throughout. Sessions on iad and sfo must keep their endpoints (goal: 0 moved);
+ * gru's move when it leaves.
+ */
+async function clusterLeavesAndJoins(): Promise<Outcome> {
+  const stage = new Stage();
+  await stage.start("fault-d", "");
+  const clients = Array.from({ length: 24 }, () => ({ cookie: "", endpoint: "", cluster: undefined as Cluster | undefined }));
+  for (const client of clients) {
+    const first = await stage.get("/cart");
+    client.cookie = first.setCookie!.split(";")[0]!;
+    client.cluster = first.cluster;
+    client.endpoint = first.endpoint ?? "";
+  }
+  const onLeaver = clients.filter((c) => c.cluster === "gru").length;
+  const counts = { total: 0, failed: 0, stayingMoved: 0, leaverMoved: 0 };
+  await load(
+    async (worker) => {
+      for (let i = worker; i < clients.length; i += CONCURRENCY) {
+        const client = clients[i]!;
+        const { status, cluster, endpoint, setCookie } = await stage.get("/cart", { cookie: client.cookie });
+        counts.total++;
+        if (status !== 200) counts.failed++;
+        if (setCookie) {
+          client.cookie = setCookie.split(";")[0]!;
+          if (client.cluster === "gru") counts.leaverMoved++;
+          else counts.stayingMoved++;
+          client.cluster = cluster;
+        } else if (endpoint && endpoint !== client.endpoint) counts.stayingMoved++;
+        client.endpoint = endpoint ?? client.endpoint;
+      }
+    },
+    async (at) => {
+      await sleep(KILL_AT * 1000);
+      await stage.sync(["iad", "sfo"]);
+      await sleep(Math.max(0, (REVIVE_AT - at()) * 1000));
+      await stage.sync(CLUSTERS);
+    },
+  );
+  await stage.stop();
+  return {
+    "set-up": "(d) a cluster leaves and joins again",
+    requests: counts.total,
+    "failed (idempotent)": counts.failed,
+    "tries on the dead cluster": 0,
+    "dead cluster's last try (s after death)": "n/a",
+    note: `sessions on the staying clusters moved: ${counts.stayingMoved} (goal 0); of ${onLeaver} on gru, ${counts.leaverMoved} moved when it left`,
+  };
+}
+
 async function main(): Promise<void> {
   console.log(
     `Three clusters × 2 origins per set-up; a cluster dies ${KILL_AT} s into ${SECONDS} s of load at concurrency ${CONCURRENCY} (loopback only).\n`,
   );
   const outcomes: Outcome[] = [];
-  for (const run of [identicalManifests, pinnedSessions, nearestClusterDies]) {
+  for (const run of [identicalManifests, pinnedSessions, nearestClusterDies, clusterLeavesAndJoins]) {
     const outcome = await run();
     console.log(`${outcome["set-up"]}: ${outcome.requests} requests, ${outcome["failed (idempotent)"]} failed`);
     outcomes.push(outcome);
@@ -335,7 +396,7 @@ async function main(): Promise<void> {
       "cluster, and three failed tries eject an endpoint for 10 s (then one probation try). 'Last try' counts tries in the 9 s after\n" +
       "the death: after it, the dead cluster got no more traffic until its ejection ran out.",
   );
-  if (outcomes.some((o) => o["failed (idempotent)"] > 0)) process.exitCode = 1;
+  if (outcomes.some((o) => o["failed (idempotent)"] > 0) || /moved: [1-9]/.test(outcomes.at(-1)?.note ?? "")) process.exitCode = 1;
 }
 
 main().catch((error: unknown) => {

@@ -107,12 +107,15 @@ function endpointsOfParts(ctx: BackendContext, parts: ServicePart[], at: string)
   return endpoints;
 }
 
-/** Stores a backend once; later rules naming the same id reuse it. */
-function register(ctx: BackendContext, backend: () => CompiledBackend, id: string): Resolution {
+/**
+ * Stores a backend once; later rules naming the same id reuse it. `target` is what session pins name it by:
+ * the backendRef's target without the clusters it resolved in (the id itself when it names none).
+ */
+function register(ctx: BackendContext, backend: () => Omit<CompiledBackend, "target">, id: string, target = id): Resolution {
   if (!ctx.backends.has(id)) {
     const built = backend();
     const byId = new Map(built.endpoints.map((e) => [e.id, e]));
-    ctx.backends.set(id, { ...built, endpoints: [...byId.values()] });
+    ctx.backends.set(id, { ...built, ...(target !== id ? { target } : {}), endpoints: [...byId.values()] });
   }
   return { backend: id };
 }
@@ -164,6 +167,7 @@ function resolveService(ctx: BackendContext, t: Target): Resolution {
     ctx,
     () => ({ id, source: { cluster: clusterList(clusters), kind: "Service", namespace: t.namespace, name: t.name }, port, endpoints }),
     id,
+    `Service/${t.namespace}/${t.name}:${port}`,
   );
   const why = (f: (typeof found)[number]) =>
     !f.service
@@ -303,6 +307,7 @@ function resolveXBackend(ctx: BackendContext, t: Target): Resolution {
       endpoints: [...endpoints.values()],
     }),
     id,
+    `XBackend/${t.namespace}/${t.name}`,
   );
   const missing = found
     .filter((f) => !clusters.includes(f.cluster))

@@ -87,7 +87,8 @@ export function parseRouteTable(raw: unknown): ParseResult<RouteTable> {
     }
   }
   for (const [id, b] of Object.entries(backends)) {
-    if (!isObject(b) || !Array.isArray(b.endpoints)) return { ok: false, reason: `backend ${id} is malformed` };
+    if (!isObject(b) || !Array.isArray(b.endpoints) || (b.target !== undefined && !isString(b.target)))
+      return { ok: false, reason: `backend ${id} is malformed` };
     const budget = b.retryBudget;
     if (
       budget !== undefined &&

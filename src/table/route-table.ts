@@ -232,8 +232,13 @@ export interface CompiledRetryBudget {
 export const DEFAULT_RETRY_BUDGET: CompiledRetryBudget = { percent: 20, intervalMs: 10_000, minRetries: 10, minIntervalMs: 1000 };
 
 export interface CompiledBackend {
-  /** e.g. `Service/us-east/bookinfo/reviews-v1:9080` */
+  /** e.g. `Service/us-east/bookinfo/reviews-v1:9080`, `Service/east,west/shop/cart:80` (the clusters it draws from) */
   id: string;
+  /**
+   * What a session pin names the backend by, when it is not the id: the route's backendRef target without
+   * the clusters it resolved in (`Service/shop/cart:80`), so a pin outlives clusters joining or leaving.
+   */
+  target?: string;
   source: SourceRef;
   port: number;
   endpoints: CompiledEndpoint[];

@@ -27,7 +27,7 @@ import type { RetryBudgets } from "./retry-budget";
 import type { ServedTable } from "./served-table";
 import { pageBackends, sharedStatus, STATUS_PATH, statusBody, tokensEqual } from "./status-endpoint";
 import { statusPage } from "./status-page";
-import { keepSession, type Pinned, resumeSession, type SessionDeps, startSession } from "./sticky-session";
+import { keepSession, type Pinned, pinKey, resumeSession, type SessionDeps, startSession } from "./sticky-session";
 import { loadRouteTable, tableName } from "./table-loader";
 import { type ForwardResult, forward, type Link, mirror, type Outbound, type RetryReason } from "./upstream";
 import { buildUpstreamRequest, type RequestFacts } from "./upstream-request";
@@ -201,7 +201,7 @@ async function pinOrChoose(ctx: Resolved, h: HandlerContext): Promise<Target | R
   const endpoint = pickEndpoint(ctx.prepared, choice.backend, Math.random(), ctx.location, h.health);
   if (!endpoint) throw new GatewayError("NO_HEALTHY_ENDPOINT", `backend ${choice.backend.backend.id} has no ready endpoint`);
   // A new session is stored while the upstream works; its token joins the response.
-  const newSession = session && deps ? startSession(deps, session, choice.backend.backend.id, endpoint.id) : undefined;
+  const newSession = session && deps ? startSession(deps, session, pinKey(choice.backend.backend), endpoint.id) : undefined;
   return { ref: choice.ref, slots, backend: choice.backend, endpoint, pinned: null, ...(newSession ? { newSession } : {}) };
 }
 
@@ -282,7 +282,7 @@ async function decorate(ctx: Resolved, target: Target, sent: ForwardResult, h: H
       h.record.session = target.pinned || h.record.session === "moved" ? "moved" : "new";
       // No session yet, or its pin failed and another endpoint answered: pin the one that answered.
       const pending = !target.pinned && sent.endpoint.id === target.endpoint.id ? target.newSession : undefined;
-      const token = await (pending ?? startSession(deps, session, target.backend.backend.id, sent.endpoint.id));
+      const token = await (pending ?? startSession(deps, session, pinKey(target.backend.backend), sent.endpoint.id));
       if (token) attachToken(response.headers, session, token, ctx.line.scheme === "https");
     }
   }

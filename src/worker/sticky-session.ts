@@ -12,7 +12,7 @@ import { presentedTokens } from "../session/session-cookie";
 import { isExpired, type SessionRecord } from "../session/session-record";
 import { sameText } from "../session/constant-time";
 import { newSessionId, openToken, type Pin, sealToken, type SessionKeys, sessionKeys, tokenId } from "../session/session-token";
-import type { CompiledBackendRef, CompiledEndpoint, CompiledRule, CompiledSession } from "../table/route-table";
+import type { CompiledBackend, CompiledBackendRef, CompiledEndpoint, CompiledRule, CompiledSession } from "../table/route-table";
 import type { Env } from "./env";
 
 export interface SessionDeps {
@@ -164,17 +164,37 @@ export async function resumeSession(
     return null;
   }
   if (!record) return null;
-  const refIndex = rule.backendRefs.findIndex((r) => r.backend === record.backend);
-  const ref = rule.backendRefs[refIndex];
-  const backend = prepared.backends.get(record.backend);
-  const endpoint = backend?.backend.endpoints.find((e) => e.id === record.endpoint);
-  if (!ref || !backend || !endpoint || !keepsSessions(endpoint)) return null;
-  return { scope: session.scope, id, ref, refIndex, backend, endpoint };
+  const pinned = findPinned(prepared, rule, record);
+  if (!pinned || !keepsSessions(pinned.endpoint)) return null;
+  return { scope: session.scope, id, ...pinned };
+}
+
+/** What a session pin names a backend by: its target (the same whatever clusters it draws from), else its id. */
+export const pinKey = (backend: CompiledBackend): string => backend.target ?? backend.id;
+
+/**
+ * The backendRef of the rule and the endpoint a pin names, or null when either left: the backend by its pin
+ * key (or, for pins from tables before targets, its id), the endpoint by its cluster-qualified id. A cluster
+ * joining or leaving changes a merged backend's id, never its target, so sessions on the clusters that stay
+ * keep their endpoints.
+ */
+function findPinned(
+  prepared: PreparedTable,
+  rule: CompiledRule,
+  pin: Pick<Pin, "backend" | "endpoint">,
+): Omit<Pinned, "scope" | "id"> | null {
+  for (const [refIndex, ref] of rule.backendRefs.entries()) {
+    const backend = ref.backend === undefined ? undefined : prepared.backends.get(ref.backend);
+    if (!backend || (pinKey(backend.backend) !== pin.backend && backend.backend.id !== pin.backend)) continue;
+    const endpoint = backend.backend.endpoints.find((e) => e.id === pin.endpoint);
+    if (endpoint) return { ref, refIndex, backend, endpoint };
+  }
+  return null;
 }
 
 /**
- * Starts a session pinned to `endpoint` of `backend`; resolves to the token to hand out, or null if none
- * can be. Nothing is stored: the token carries the pin, and the SessionStore hears of the session only once
+ * Starts a session pinned to `endpoint` of the backend `backend` names (its pin key); resolves to the token
+ * to hand out, or null if none can be. Nothing is stored: the token carries the pin, and the SessionStore hears of the session only once
  * it is used again (and has an idle timeout).
  */
 export async function startSession(deps: SessionDeps, session: CompiledSession, backend: string, endpoint: string): Promise<string | null> {

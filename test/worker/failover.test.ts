@@ -59,7 +59,7 @@ ${service("web", "shop")}`;
 /** One cluster's own part: the EndpointSlice of Service web on `port`. */
 const slice = (cluster: string, port: number) => endpointSlice({ service: "web", name: `web-${cluster}`, namespace: "shop", port });
 
-async function publish(ports: { east: number; west: number; south: number }, rule = "", extra = "", more = "") {
+async function publish(ports: Partial<Record<"east" | "west" | "south", number>>, rule = "", extra = "", more = "") {
   const clusters = Object.fromEntries(
     Object.entries(ports).map(([cluster, port]) => [cluster, yamlDocs(sameEverywhere(rule), slice(cluster, port), more)]),
   );
@@ -148,6 +148,35 @@ describe("pinned sessions and the health view", () => {
       expect(next.endpoint).toBe(moved.endpoint);
       expect(next.cookie).toBeNull();
     }
+  });
+
+  it("a cluster leaving and joining moves only the sessions pinned to it; the others keep their endpoints and tokens", async ({
+    expect,
+  }) => {
+    await publish(LIVE, STICKY);
+    const sessions: { cookie: string; endpoint: string }[] = [];
+    for (let i = 0; i < 30; i++) {
+      const first = await ask();
+      sessions.push({ cookie: first.cookie!.split(";")[0]!, endpoint: first.endpoint });
+    }
+    expect(new Set(sessions.map((s) => s.endpoint))).toEqual(new Set(EVERY_ORIGIN));
+    // west leaves (its manifests gone): the merged backend's clusters, and its id, change.
+    await publish({ east: ports.v1, south: ports.v3 }, STICKY);
+    for (const session of sessions) {
+      const next = await ask({ headers: { cookie: session.cookie } });
+      if (session.endpoint === "infra-backend-v2") {
+        expect(next.endpoint).not.toBe("infra-backend-v2");
+        expect(next.cookie).toMatch(/^shop=/);
+        session.cookie = next.cookie!.split(";")[0]!;
+        session.endpoint = next.endpoint;
+      } else {
+        expect(next).toMatchObject({ endpoint: session.endpoint, cookie: null });
+      }
+    }
+    // west joins again: nobody moves.
+    await publish(LIVE, STICKY);
+    for (const session of sessions)
+      expect(await ask({ headers: { cookie: session.cookie } })).toMatchObject({ endpoint: session.endpoint, cookie: null });
   });
 
   it("a request whose pin failed does not extend the session: it idles out from its last answered request", async ({ expect }) => {
