@@ -164,7 +164,7 @@ export async function explainCommand(argv: string[], io: Output): Promise<number
     table = (await compileRouteTable(withLive.edge, withLive.manifests)).table;
   } else {
     const abandon = new AbortController();
-    const kv = await openStore(options, abandon.signal);
+    const kv = await openStore(options, abandon.signal, "read");
     try {
       table = await readCurrentTable(kv, loaded.edge.name);
       const text = await kv.get(KV_KEYS.health(loaded.edge.name));

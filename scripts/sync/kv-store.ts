@@ -15,6 +15,8 @@ export interface KvStore {
   putMany(entries: [key: string, value: string][]): Promise<void>;
   /** Reads several values, in the order of `keys` (null for a missing key). */
   getMany(keys: string[]): Promise<(string | null)[]>;
+  /** The keys that start with `prefix`, in key order. */
+  list(prefix: string): Promise<string[]>;
   /** Releases whatever the store holds open. */
   close(): Promise<void>;
   /** Where this store writes, for messages. */

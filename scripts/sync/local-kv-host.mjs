@@ -3,7 +3,7 @@
  * @module Local KV host: a process of its own, started by `openLocalKv` (local-kv.ts) with an IPC channel.
  * It loads Miniflare, serves the KV namespace persisted under `<persist-to>/v3` (where
  * `wrangler dev --persist-to` reads it), sends `{ ready: true }`, then answers `{ id, op, key, value? }`
- * messages with `{ id, value? }` or `{ id, error }`. It runs until the channel closes: when the sync is
+ * messages with `{ id, value? }` or `{ id, error }` (a `list` op's key is the prefix; its value the keys as JSON). It runs until the channel closes: when the sync is
  * done with it, or when the sync's process dies. It never outlives the sync.
  *
  * Why a process: loading Miniflare and starting workerd take about a second, mostly on the thread that
@@ -23,7 +23,18 @@ import { resolve } from "node:path";
 const KV_OVER_HTTP = `export default {
   async fetch(request, env) {
     if (request.headers.get("authorization") !== "Bearer " + env.TOKEN) return new Response(null, { status: 403 });
-    const key = new URL(request.url).searchParams.get("key");
+    const params = new URL(request.url).searchParams;
+    if (params.has("prefix")) {
+      const names = [];
+      let cursor;
+      do {
+        const page = await env.ROUTES.list({ prefix: params.get("prefix"), cursor });
+        names.push(...page.keys.map((k) => k.name));
+        cursor = page.list_complete ? undefined : page.cursor;
+      } while (cursor);
+      return Response.json(names);
+    }
+    const key = params.get("key");
     if (!key) return new Response("missing ?key=", { status: 400 });
     switch (request.method) {
       case "GET": {
@@ -42,7 +53,7 @@ const KV_OVER_HTTP = `export default {
   },
 };`;
 
-/** @typedef {{ id: number, op: "get" | "put" | "delete", key: string, value?: string }} KvRequest */
+/** @typedef {{ id: number, op: "get" | "put" | "delete" | "list", key: string, value?: string }} KvRequest */
 
 /**
  * One request to the KV Worker, with node:http rather than fetch: fetch's HTTP parser is WebAssembly,
@@ -113,15 +124,16 @@ async function serve(persistTo, namespaceId) {
   });
   started = mf;
   const url = await mf.ready;
-  const method = { get: "GET", put: "PUT", delete: "DELETE" };
+  const method = { get: "GET", put: "PUT", delete: "DELETE", list: "GET" };
 
   /** @param {KvRequest} request */
   async function answer({ id, op, key, value }) {
     try {
-      const { status, text } = await call(new URL(`?key=${encodeURIComponent(key)}`, url), method[op], token, value);
+      const query = op === "list" ? `?prefix=${encodeURIComponent(key)}` : `?key=${encodeURIComponent(key)}`;
+      const { status, text } = await call(new URL(query, url), method[op], token, value);
       if (status === 404) send({ id, value: null });
       else if (status < 200 || status > 299) send({ id, error: `${status} ${text}` });
-      else send({ id, value: op === "get" ? text : undefined });
+      else send({ id, value: op === "get" || op === "list" ? text : undefined });
     } catch (error) {
       send({ id, error: error instanceof Error ? error.message : String(error) });
     }

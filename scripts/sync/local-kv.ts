@@ -8,13 +8,13 @@ import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type KvStore, oneByOne } from "./kv-store";
-import { UserError } from "./user-error";
+import { StorageError, UserError } from "./user-error";
 
 const HOST = fileURLToPath(new URL("./local-kv-host.mjs", import.meta.url));
 /** How long close() lets the host wind down (dispose workerd, exit) before killing it. */
 export const CLOSE_GRACE_MS = 10_000;
 
-type Op = "get" | "put" | "delete";
+type Op = "get" | "put" | "delete" | "list";
 type HostMessage = { ready: true } | { id: number; value?: string | null; error?: string };
 
 /**
@@ -97,7 +97,12 @@ export async function openLocalKv(persistTo: string, namespaceId: string, abando
     return new Promise((resolve, reject) => {
       const fail = (error: Error) => {
         pending.delete(id);
-        reject(new Error(`local KV ${op} ${key}: ${error.message}`));
+        reject(
+          new StorageError(
+            `local KV ${op} ${key} failed in ${root}: ${error.message}`,
+            "check that the state folder is writable and that no other program writes it; the pointer was not moved past what was written",
+          ),
+        );
       };
       if (gone) return fail(gone);
       pending.set(id, { resolve, reject: fail });
@@ -117,6 +122,9 @@ export async function openLocalKv(persistTo: string, namespaceId: string, abando
     ...oneByOne({ get, put }),
     async delete(key) {
       await call("delete", key);
+    },
+    async list(prefix) {
+      return JSON.parse((await call("list", prefix)) ?? "[]") as string[];
     },
     async close() {
       closing = true;

@@ -1,13 +1,15 @@
 /**
- * @module Pushes a table atomically: shards ▸ blob (each read back) ▸ history ▸ pointer ▸ prune. Until the
- * pointer is written the edge keeps serving the previous table, so a sync stopped at any point loses nothing.
+ * @module Pushes a table atomically: lease ▸ shards ▸ blob (each read back) ▸ history ▸ pointer ▸ prune ▸
+ * release. Until the pointer is written the edge keeps serving the previous table, so a sync stopped at any
+ * point loses nothing; pushes of one table take turns (the lease), and none loses another's history entry.
  */
 import { joinShards, type StoragePlan } from "../../src/compile/shard-table";
 import { HISTORY_LIMIT, KV_KEYS } from "../../src/table/kv-keys";
 import { parseRouteTable, parseStoredTable, parseTableHistory, parseTablePointer } from "../../src/table/parse-route-table";
 import { isSharded, type RouteTable, type StoredTable, type TableHistoryEntry, type TablePointer } from "../../src/table/route-table";
 import type { KvStore } from "./kv-store";
-import { UserError } from "./user-error";
+import { type LeaseOptions, takeLease } from "./push-lease";
+import { StorageError, UserError } from "./user-error";
 
 export interface PushOutcome {
   changed: boolean;
@@ -16,6 +18,8 @@ export interface PushOutcome {
   pruned: string[];
   /** The table's history after the push, newest first (what a push wrote; not read again). */
   history: TableHistoryEntry[];
+  /** The stored history was unreadable and was rebuilt (what was wrong). */
+  historyProblem?: string;
 }
 
 async function readJson(kv: KvStore, key: string): Promise<unknown> {
@@ -29,13 +33,69 @@ async function readJson(kv: KvStore, key: string): Promise<unknown> {
 }
 
 export async function readPointer(kv: KvStore, name: string): Promise<TablePointer | null> {
-  const parsed = parseTablePointer(await readJson(kv, KV_KEYS.current(name)));
+  return parsePointerText(await kv.get(KV_KEYS.current(name)));
+}
+
+function parsePointerText(text: string | null): TablePointer | null {
+  let value: unknown = null;
+  try {
+    value = text === null ? null : JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const parsed = parseTablePointer(value);
   return parsed.ok ? parsed.value : null;
 }
 
-export async function readHistory(kv: KvStore, name: string): Promise<TableHistoryEntry[]> {
-  const parsed = parseTableHistory(await readJson(kv, KV_KEYS.history(name)));
-  return parsed.ok ? parsed.value : [];
+/** The kept versions, and what was wrong with the stored list when it had to be rebuilt. */
+export interface HistoryRead {
+  entries: TableHistoryEntry[];
+  /** Set when the stored history was unreadable: it was rebuilt from the versions still stored. */
+  problem?: string;
+}
+
+/**
+ * The table's history. One that is present but unreadable is not taken for empty (that would lose every
+ * earlier version, and rollback with it): it is rebuilt from the versions still stored, the served one
+ * first, and the problem is said.
+ */
+export async function readHistory(kv: KvStore, name: string, text?: string | null): Promise<HistoryRead> {
+  const stored = text === undefined ? await kv.get(KV_KEYS.history(name)) : text;
+  if (stored === null) return { entries: [] };
+  let value: unknown;
+  try {
+    value = JSON.parse(stored);
+  } catch {
+    value = undefined;
+  }
+  const parsed = parseTableHistory(value);
+  if (parsed.ok) return { entries: parsed.value };
+  const why = value === undefined ? "is not JSON" : parsed.reason;
+  const entries = await rebuildHistory(kv, name);
+  return { entries, problem: `the history of table ${name} ${why}; rebuilt from the ${entries.length} versions still stored` };
+}
+
+/** History entries for every version of the table still stored (served one first; the others' times are unknown). */
+async function rebuildHistory(kv: KvStore, name: string): Promise<TableHistoryEntry[]> {
+  const prefix = KV_KEYS.tablePrefix(name);
+  const special = new Set([KV_KEYS.current(name), KV_KEYS.history(name), KV_KEYS.lease(name)]);
+  const versions = (await kv.list(prefix))
+    .filter((key) => !special.has(key) && !key.slice(prefix.length).includes("/"))
+    .map((key) => key.slice(prefix.length));
+  const pointer = await readPointer(kv, name);
+  const entries: TableHistoryEntry[] = [];
+  for (const version of versions) {
+    const [stored, table] = [await readStoredTable(kv, name, version), await readTable(kv, name, version)];
+    if (!stored || !table) continue; // a partial version (a push stopped midway) is no rollback target
+    entries.push({
+      version,
+      writtenAt: version === pointer?.version ? pointer.updatedAt : "",
+      rules: table.rules.length,
+      backends: Object.keys(table.backends).length,
+      ...(isSharded(stored) ? { shards: stored.shards.length } : {}),
+    });
+  }
+  return entries.sort((a, b) => Number(b.version === pointer?.version) - Number(a.version === pointer?.version));
 }
 
 /** What `table/<name>/<version>` holds, if it is readable and of that version. */
@@ -81,7 +141,11 @@ async function putVerified(kv: KvStore, entries: [key: string, text: string][]):
   await kv.putMany(entries);
   const readBack = await kv.getMany(entries.map(([key]) => key));
   entries.forEach(([key, text], i) => {
-    if (readBack[i] !== text) throw new Error(`read-back of ${key} differs from what was written; the pointer was not moved`);
+    if (readBack[i] !== text)
+      throw new StorageError(
+        `read-back of ${key} differs from what was written; the pointer was not moved`,
+        "another writer may be writing the same keys, or the store lost the write: run the sync again",
+      );
   });
 }
 
@@ -89,38 +153,76 @@ function pointerFor(version: string, schemaVersion: number, now: Date): string {
   return JSON.stringify({ version, schemaVersion, updatedAt: now.toISOString() } satisfies TablePointer);
 }
 
-/** Writes the planned table unless the edge already serves exactly this version. */
-export async function pushTable(kv: KvStore, plan: StoragePlan, now = new Date()): Promise<PushOutcome> {
+/** How long a push waits for another push of the same table before it gives up (exit 2). */
+export const PUSH_WAIT_MS = 120_000;
+
+/**
+ * Writes the planned table unless the edge already serves exactly this version, holding the table's push
+ * lease (see push-lease.ts) so that concurrent pushes take turns.
+ */
+export async function pushTable(
+  kv: KvStore,
+  plan: StoragePlan,
+  now = new Date(),
+  guard: Omit<LeaseOptions, "readWith"> = { waitMs: PUSH_WAIT_MS },
+): Promise<PushOutcome> {
   const root = plan.root.value;
-  const pointer = await readPointer(kv, root.name);
-  if (pointer?.version === root.version) {
-    return { changed: false, version: root.version, pruned: [], history: await readHistory(kv, root.name) };
+  const name = root.name;
+  const lease = await takeLease(kv, name, { ...guard, readWith: [KV_KEYS.current(name), KV_KEYS.history(name)] });
+  try {
+    const [pointerText, historyText] = lease.values;
+    const pointer = parsePointerText(pointerText ?? null);
+    if (pointer?.version === root.version) {
+      const read = await readHistory(kv, name, historyText ?? null);
+      return {
+        changed: false,
+        version: root.version,
+        pruned: [],
+        history: read.entries,
+        ...(read.problem ? { historyProblem: read.problem } : {}),
+      };
+    }
+    // Shards first: a root (and later the pointer) never names a shard that is not stored yet.
+    if (plan.shards.length > 0)
+      await putVerified(
+        kv,
+        plan.shards.map((shard, i) => [KV_KEYS.shard(name, root.version, i), shard.text]),
+      );
+    await putVerified(kv, [[KV_KEYS.blob(name, root.version), plan.root.text]]);
+    // Read again right before it is written: a push that got past the lease meanwhile keeps its entry.
+    const read = await readHistory(kv, name);
+    const history = read.entries.filter((e) => e.version !== root.version);
+    history.unshift({
+      version: root.version,
+      writtenAt: now.toISOString(),
+      rules: plan.table.rules.length,
+      backends: Object.keys(plan.table.backends).length,
+      ...(plan.shards.length > 0 ? { shards: plan.shards.length } : {}),
+    });
+    const kept = history.slice(0, HISTORY_LIMIT);
+    await kv.put(KV_KEYS.history(name), JSON.stringify(kept));
+    await kv.put(KV_KEYS.current(name), pointerFor(root.version, root.schemaVersion, now));
+    // Only after the pointer moved: drop versions that fell out of the history, never one a pointer names.
+    let dropped = history.slice(HISTORY_LIMIT).filter((e) => e.version !== root.version);
+    if (dropped.length > 0) {
+      const served = (await readPointer(kv, name))?.version;
+      dropped = dropped.filter((e) => e.version !== served);
+    }
+    for (const entry of dropped) {
+      await kv.delete(KV_KEYS.blob(name, entry.version));
+      for (let i = 0; i < (entry.shards ?? 0); i++) await kv.delete(KV_KEYS.shard(name, entry.version, i));
+    }
+    return {
+      changed: true,
+      version: root.version,
+      previous: pointer?.version,
+      pruned: dropped.map((e) => e.version),
+      history: kept,
+      ...(read.problem ? { historyProblem: read.problem } : {}),
+    };
+  } finally {
+    await lease.release();
   }
-  // Shards first: a root (and later the pointer) never names a shard that is not stored yet.
-  if (plan.shards.length > 0)
-    await putVerified(
-      kv,
-      plan.shards.map((shard, i) => [KV_KEYS.shard(root.name, root.version, i), shard.text]),
-    );
-  await putVerified(kv, [[KV_KEYS.blob(root.name, root.version), plan.root.text]]);
-  const history = (await readHistory(kv, root.name)).filter((e) => e.version !== root.version);
-  history.unshift({
-    version: root.version,
-    writtenAt: now.toISOString(),
-    rules: plan.table.rules.length,
-    backends: Object.keys(plan.table.backends).length,
-    ...(plan.shards.length > 0 ? { shards: plan.shards.length } : {}),
-  });
-  const kept = history.slice(0, HISTORY_LIMIT);
-  await kv.put(KV_KEYS.history(root.name), JSON.stringify(kept));
-  await kv.put(KV_KEYS.current(root.name), pointerFor(root.version, root.schemaVersion, now));
-  // Only after the pointer moved: drop versions that fell out of the history (never the served one).
-  const dropped = history.slice(HISTORY_LIMIT).filter((e) => e.version !== root.version);
-  for (const entry of dropped) {
-    await kv.delete(KV_KEYS.blob(root.name, entry.version));
-    for (let i = 0; i < (entry.shards ?? 0); i++) await kv.delete(KV_KEYS.shard(root.name, entry.version, i));
-  }
-  return { changed: true, version: root.version, previous: pointer?.version, pruned: dropped.map((e) => e.version), history: kept };
 }
 
 /** Moves the pointer to `version`, or to the version written before the current one. */
@@ -130,9 +232,26 @@ export async function rollbackTable(
   version: string | undefined,
   now = new Date(),
   dryRun = false,
-): Promise<{ from?: string; to: string; table: RouteTable; current: RouteTable | null }> {
+): Promise<{ from?: string; to: string; table: RouteTable; current: RouteTable | null; historyProblem?: string }> {
+  // A rollback moves the pointer: it takes its turn with pushes (a dry run only reads).
+  const lease = dryRun ? null : await takeLease(kv, name, { waitMs: PUSH_WAIT_MS });
+  try {
+    return await rollbackHeld(kv, name, version, now, dryRun);
+  } finally {
+    await lease?.release();
+  }
+}
+
+async function rollbackHeld(
+  kv: KvStore,
+  name: string,
+  version: string | undefined,
+  now: Date,
+  dryRun: boolean,
+): Promise<{ from?: string; to: string; table: RouteTable; current: RouteTable | null; historyProblem?: string }> {
   const pointer = await readPointer(kv, name);
-  const history = await readHistory(kv, name);
+  const read = await readHistory(kv, name);
+  const history = read.entries;
   let target = version;
   if (target === undefined) {
     const at = history.findIndex((e) => e.version === pointer?.version);
@@ -153,5 +272,5 @@ export async function rollbackTable(
   }
   const current = pointer ? await readTable(kv, name, pointer.version) : null;
   if (!dryRun && pointer?.version !== target) await kv.put(KV_KEYS.current(name), pointerFor(target, table.schemaVersion, now));
-  return { from: pointer?.version, to: target, table, current };
+  return { from: pointer?.version, to: target, table, current, ...(read.problem ? { historyProblem: read.problem } : {}) };
 }

@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KvStore } from "./kv-store";
-import { UserError } from "./user-error";
+import { StorageError } from "./user-error";
 
 /** The project's wrangler, run with this Node (what `npx wrangler` finds, without npx's start-up per call). */
 const WRANGLER = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
@@ -106,7 +106,7 @@ export function openRemoteKv(
   const scratch = mkdtempSync(join(tmpdir(), "kedge-sync-"));
   const common = ["--namespace-id", namespaceId, ...target, "--config", wranglerConfig];
   const fail = (what: string, run: Run): never => {
-    throw new UserError(
+    throw new StorageError(
       `wrangler ${what} failed (exit ${run.code}): ${wranglerProblem(run)}`,
       "check `npx wrangler whoami` and the kv_namespaces id in wrangler.toml",
     );
@@ -157,6 +157,13 @@ export function openRemoteKv(
         progress?.(`  read back ${values.length} of ${keys.length} values`);
       }
       return values;
+    },
+    async list(prefix) {
+      const run = await wrangler(["kv", "key", "list", "--prefix", prefix, ...common]);
+      if (run.code !== 0) fail(`kv key list --prefix ${prefix}`, run);
+      const json = run.stdout.slice(run.stdout.indexOf("["), run.stdout.lastIndexOf("]") + 1);
+      const keys = JSON.parse(json || "[]") as { name: string }[];
+      return keys.map((k) => k.name).sort();
     },
     async close() {
       rmSync(scratch, { recursive: true, force: true });

@@ -9,8 +9,9 @@ import { diffTables } from "./diff-tables";
 import type { KvStore } from "./kv-store";
 import { type LoadedConfig, loadConfig, withLiveClusters } from "./load-config";
 import { openLocalKv } from "./local-kv";
-import { pushTable, readCurrentTable, readHistory, readPointer, rollbackTable } from "./publish";
+import { PUSH_WAIT_MS, pushTable, readCurrentTable, readHistory, readPointer, rollbackTable } from "./publish";
 import { openRemoteKv } from "./remote-kv";
+import { lockState } from "./state-lock";
 import { networkBindingProblems } from "./network-bindings";
 import { describeUnreachable, unreachableEndpoints } from "./unreachable-endpoints";
 import { UserError } from "./user-error";
@@ -24,13 +25,36 @@ export interface Output {
 
 export const EXIT = { OK: 0, REJECTED: 1, UNUSABLE_INPUT: 2 } as const;
 
-export async function openStore(options: SyncOptions, abandoned: AbortSignal): Promise<KvStore> {
+/**
+ * The store the options name. A writer of local state first takes the folder's lock (state-lock.ts): two
+ * workerd processes must not write one folder's KV at once. Remote pushes take turns by their lease instead.
+ */
+export async function openStore(options: SyncOptions, abandoned: AbortSignal, intent: "read" | "write"): Promise<KvStore> {
   const facts = readWranglerFacts(options.wranglerConfig, options.env);
   // Progress lines for a person watching a push; never in --json output or a log file.
   const progress = !options.json && process.stderr.isTTY ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
-  return options.target === "remote"
-    ? openRemoteKv(facts.kvNamespaceId, options.wranglerConfig, ["--remote"], progress)
-    : openLocalKv(options.persistTo, facts.kvNamespaceId, abandoned);
+  if (options.target === "remote") return openRemoteKv(facts.kvNamespaceId, options.wranglerConfig, ["--remote"], progress);
+  if (intent === "read") return openLocalKv(options.persistTo, facts.kvNamespaceId, abandoned);
+  const waiting = (holder: string) => {
+    if (!options.json) process.stderr.write(`waiting for another sync writing ${options.persistTo}: ${holder}\n`);
+  };
+  const lock = await lockState(options.persistTo, { waitMs: PUSH_WAIT_MS, waiting, signal: abandoned });
+  try {
+    const kv = await openLocalKv(options.persistTo, facts.kvNamespaceId, abandoned);
+    return {
+      ...kv,
+      async close() {
+        try {
+          await kv.close();
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }
 
 /**
@@ -44,7 +68,8 @@ class StoreOpenedAhead {
   private used = false;
 
   constructor(options: SyncOptions) {
-    this.opening = openStore(options, this.abandon.signal);
+    const writes = !options.history && !options.dryRun;
+    this.opening = openStore(options, this.abandon.signal, writes ? "write" : "read");
     // Its failure is reported where the store is used, not as an unhandled rejection meanwhile.
     this.opening.catch(() => undefined);
   }
@@ -93,7 +118,10 @@ export async function runSync(options: SyncOptions, io: Output, compiled?: Compi
 
 async function rollback(options: SyncOptions, io: Output, name: string, store: StoreOpenedAhead): Promise<number> {
   const dryRun = options.dryRun;
-  const { from, to, table, current } = await store.use((kv) => rollbackTable(kv, name, options.rollback?.version, new Date(), dryRun));
+  const { from, to, table, current, historyProblem } = await store.use((kv) =>
+    rollbackTable(kv, name, options.rollback?.version, new Date(), dryRun),
+  );
+  if (historyProblem && !options.json) io.err(`! ${historyProblem}`);
   const diff = diffTables(current, table);
   if (options.json) {
     io.out(JSON.stringify({ rollback: { table: name, from, to, written: !dryRun && from !== to, ...(dryRun ? { diff } : {}) } }, null, 2));
@@ -109,14 +137,16 @@ async function rollback(options: SyncOptions, io: Output, name: string, store: S
 }
 
 async function history(options: SyncOptions, io: Output, name: string, store: StoreOpenedAhead): Promise<number> {
-  const { entries, served } = await store.use(async (kv) => ({
-    entries: await readHistory(kv, name),
+  const { read, served } = await store.use(async (kv) => ({
+    read: await readHistory(kv, name),
     served: (await readPointer(kv, name))?.version,
   }));
+  const { entries, problem } = read;
   if (options.json) {
-    io.out(JSON.stringify({ table: name, served, history: entries }, null, 2));
+    io.out(JSON.stringify({ table: name, served, history: entries, ...(problem ? { historyProblem: problem } : {}) }, null, 2));
     return EXIT.OK;
   }
+  if (problem) io.err(`! ${problem}`);
   if (entries.length === 0) {
     io.out(`table ${name} was never written here`);
     return EXIT.OK;
@@ -124,7 +154,7 @@ async function history(options: SyncOptions, io: Output, name: string, store: St
   io.out(`table ${name} (${entries.length} kept versions; * = served)`);
   for (const e of entries)
     io.out(
-      `${e.version === served ? "*" : " "} ${e.version}  ${e.writtenAt}  ${count(e.rules, "rule")}, ${count(e.backends, "backend")}${e.shards ? `, ${e.shards} shards` : ""}`,
+      `${e.version === served ? "*" : " "} ${e.version}  ${e.writtenAt || "(time unknown)"}  ${count(e.rules, "rule")}, ${count(e.backends, "backend")}${e.shards ? `, ${e.shards} shards` : ""}`,
     );
   return EXIT.OK;
 }
@@ -232,7 +262,15 @@ async function compileAndWrite(
   }
 
   // The history comes back from the push: one KV read less (a wrangler process, about 3 s, with --remote).
-  const pushed = await store.use(async (kv) => ({ outcome: await pushTable(kv, plan), where: kv.description }));
+  const waiting = (holder: string) => {
+    if (!options.json) io.err(`waiting for another push of table ${name}: ${holder}`);
+  };
+  const pushed = await store.use(async (kv) => ({
+    outcome: await pushTable(kv, plan, new Date(), { waitMs: PUSH_WAIT_MS, waiting }),
+    where: kv.description,
+  }));
+  if (pushed.outcome.historyProblem && !options.json) io.err(`! ${pushed.outcome.historyProblem}`);
+  if (pushed.outcome.historyProblem) summary.historyProblem = pushed.outcome.historyProblem;
   summary.written = pushed.outcome.changed;
   summary.push = { ...pushed.outcome, target: pushed.where, history: pushed.outcome.history.map((h) => h.version) };
   if (!options.json) {

@@ -22,14 +22,14 @@ export async function statusCommand(argv: string[], io: Output): Promise<number>
   const options = parseSyncArgs(argv);
   const name = loadConfig(options.configDir).edge.name;
   const abandon = new AbortController();
-  const kv = await openStore(options, abandon.signal);
+  const kv = await openStore(options, abandon.signal, "read");
   try {
     const pointer = await readPointer(kv, name);
     if (!pointer) {
       io.out(options.json ? JSON.stringify({ table: name, served: null }) : `table ${name} was never written to ${kv.description}`);
       return EXIT.OK;
     }
-    const [table, history, healthText] = await Promise.all([
+    const [table, { entries: history, problem: historyProblem }, healthText] = await Promise.all([
       readCurrentTable(kv, name),
       readHistory(kv, name),
       kv.get(KV_KEYS.health(name)),
@@ -60,6 +60,7 @@ export async function statusCommand(argv: string[], io: Output): Promise<number>
             written,
             health: health ? { updatedAt: health.updatedAt } : null,
             clusters,
+            ...(historyProblem ? { historyProblem } : {}),
           },
           null,
           2,
@@ -71,6 +72,7 @@ export async function statusCommand(argv: string[], io: Output): Promise<number>
     io.out(
       `  ${count(table?.rules.length ?? 0, "rule")}, ${count(Object.keys(table?.backends ?? {}).length, "backend")}; ${history.length} kept versions`,
     );
+    if (historyProblem) io.out(`  ! ${historyProblem}`);
     io.out(
       health
         ? `  active health: record of ${health.updatedAt}`

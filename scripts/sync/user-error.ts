@@ -8,3 +8,11 @@ export class UserError extends Error {
     super(message);
   }
 }
+
+/**
+ * A store (local state or remote KV) that failed under the sync: what failed and why, with a fix, exit 2.
+ * Not a bug: a disk, a lock, a network or a login. The pointer was not moved past what was written.
+ */
+export class StorageError extends UserError {
+  override name = "StorageError";
+}

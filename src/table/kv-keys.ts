@@ -13,6 +13,10 @@ export const KV_KEYS = {
   current: (table: string): string => `table/${table}/current`,
   /** The kept versions, newest first, for rollback and pruning. */
   history: (table: string): string => `table/${table}/history`,
+  /** Who is pushing the table now (`kedge sync`'s lease): other pushes wait for it or stop. */
+  lease: (table: string): string => `table/${table}/lease`,
+  /** Every key of one table (versions, shards, pointer, history, lease), for listing. */
+  tablePrefix: (table: string): string => `table/${table}/`,
   /** Active health-check results, written by the Worker's Cron Trigger, read with the pointer. */
   health: (table: string): string => `health/${table}`,
 } as const;

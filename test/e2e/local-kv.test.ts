@@ -7,7 +7,8 @@ import { execFileSync, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, it } from "vitest";
 import { CLOSE_GRACE_MS, openLocalKv } from "../../scripts/sync/local-kv";
-import { Workspace } from "./harness";
+import { edgeConfig, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
+import { runScript, Workspace } from "./harness";
 
 const NAMESPACE = "kedge-routes-local";
 const HOST = fileURLToPath(new URL("../../scripts/sync/local-kv-host.mjs", import.meta.url));
@@ -107,5 +108,41 @@ describe("local KV store (Miniflare in a host process)", () => {
     await expect(kv.get("kept")).rejects.toThrow(/local KV get kept: local KV host in .* stopped/);
     await expect.poll(() => groupOf(host!)).toEqual([]);
     await kv.close();
+  });
+});
+
+describe("two syncs started together against one local state", () => {
+  const a = new Workspace();
+  const b = new Workspace();
+  afterAll(() => {
+    a.remove();
+    b.remove();
+  });
+
+  it("both succeed, one after the other; the history lists both versions and the pointer names one", async ({ expect }) => {
+    // Two configs of one table, each syncing into a's state folder.
+    for (const [ws, backend] of [
+      [a, "left"],
+      [b, "right"],
+    ] as const)
+      ws.write({
+        "kedge.yaml": edgeConfig("together"),
+        "clusters/c1/app.yaml": yamlDocs(
+          gatewayAndRoute({ namespace: "shop", rules: `    - backendRefs: [{ name: ${backend}, port: 8080 }]` }),
+          service(backend, "shop"),
+        ),
+      });
+    const [left, right] = await Promise.all(
+      [a, b].map((ws) => runScript("scripts/sync.ts", ["--config", ws.config, "--persist-to", a.state, "--json"])),
+    );
+    expect([left!.code, right!.code], `${left!.stderr}\n${right!.stderr}`).toEqual([0, 0]);
+    const versions = [left!, right!].map((run) => (JSON.parse(run.stdout) as { table: { version: string } }).table.version);
+    // The one that waited said so, naming the other.
+    expect(`${left!.stderr}${right!.stderr}`).not.toMatch(/this is a bug/);
+    const history = await runScript("scripts/sync.ts", ["--config", a.config, "--persist-to", a.state, "--history", "--json"]);
+    const listed = JSON.parse(history.stdout) as { served: string; history: { version: string }[] };
+    expect(listed.history.map((h) => h.version).sort()).toEqual([...versions].sort());
+    expect(versions).toContain(listed.served);
+    expect(listed.history[0]?.version).toBe(listed.served);
   });
 });
