@@ -23,7 +23,36 @@ export function readRequestBody(request: Request, method: string, replayWanted: 
   const length = Number(request.headers.get("content-length") ?? Number.NaN);
   if (replayWanted && Number.isFinite(length) && length <= MAX_REPLAY_BYTES)
     return request.arrayBuffer().then((bytes): RequestBody => ({ kind: "buffered", bytes }));
-  return { kind: "stream", stream };
+  return { kind: "stream", stream: streamThrough(request, stream, length) };
+}
+
+/** Streamed bodies' readers, kept by the gateway: what an upstream that failed left unread can still be drained. */
+const handedOver = new WeakMap<Request, ReadableStreamDefaultReader<Uint8Array>>();
+
+/**
+ * The body as a stream the upstream reads through the gateway's own reader of the client's body, its length
+ * kept (FixedLengthStream). Were the client's stream handed to fetch() itself, a try that fails would leave
+ * it locked and unread, and workerd would drop the client's keep-alive connection with it; this way
+ * discardRequestBody can still read what is left.
+ */
+function streamThrough(request: Request, stream: ReadableStream<Uint8Array>, length: number): ReadableStream<Uint8Array> {
+  const reader = stream.getReader();
+  handedOver.set(request, reader);
+  const { readable, writable } = Number.isFinite(length) ? new FixedLengthStream(length) : new TransformStream<Uint8Array, Uint8Array>();
+  const writer = writable.getWriter();
+  void (async () => {
+    try {
+      for (;;) {
+        const chunk = await reader.read();
+        if (chunk.done) return await writer.close();
+        await writer.write(chunk.value);
+      }
+    } catch (error) {
+      // The upstream stopped taking it (a try that failed): the rest stays in the reader, for discardRequestBody.
+      await writer.abort(error).catch(() => undefined);
+    }
+  })();
+  return readable;
 }
 
 export const isReplayable = (body: RequestBody): boolean => body.kind !== "stream";
@@ -39,15 +68,16 @@ export const MAX_DISCARD_BYTES = 1024 * 1024;
 export const MAX_DISCARD_MS = 1000;
 
 /**
- * Reads and drops the body of a request the gateway answers itself (an error, a redirect, a preflight).
- * workerd resets a keep-alive connection whose request body was left unread, which fails the client's
- * next request on it; a body larger than MAX_DISCARD_BYTES, or slower than MAX_DISCARD_MS, is cancelled
- * and costs that connection instead. A body already sent upstream (or never there) is left alone.
+ * Reads and drops the body of a request the gateway answers itself (an error, a redirect, a preflight),
+ * also what is left of one an upstream try that failed did not read. workerd drops a keep-alive connection
+ * whose request body was left unread, which fails the client's next request on it; a body larger than
+ * MAX_DISCARD_BYTES, or slower than MAX_DISCARD_MS, is cancelled and costs that connection instead.
  */
 export async function discardRequestBody(request: Request): Promise<void> {
   const stream = request.body;
-  if (stream === null || request.bodyUsed || stream.locked) return;
-  const reader = stream.getReader();
+  const kept = handedOver.get(request);
+  if (!kept && (stream === null || request.bodyUsed || stream.locked)) return;
+  const reader = kept ?? stream!.getReader();
   // Cancelling ends a pending read as done.
   const giveUp = () => reader.cancel().catch(() => undefined);
   const timer = setTimeout(giveUp, MAX_DISCARD_MS);

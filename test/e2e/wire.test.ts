@@ -5,7 +5,7 @@
  * fails here too). And a keep-alive connection outlives the gateway's own answers to requests with a body.
  */
 import { Agent, createServer, type IncomingHttpHeaders, request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { LocalGateway } from "../../scripts/lib/local-gateway";
 import { edgeConfig, endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
@@ -97,10 +97,14 @@ describe("HTTP on the wire", () => {
       route: "hops",
       rules: `    - matches: [{ path: { type: PathPrefix, value: /moved } }]
       filters: [{ type: RequestRedirect, requestRedirect: { hostname: elsewhere.example.com, statusCode: 301 } }]
+    - matches: [{ path: { type: PathPrefix, value: /down } }]
+      backendRefs: [{ name: down, port: 8080 }]
     - backendRefs: [{ name: web, port: 8080 }]`,
     });
     const slice = endpointSlice({ service: "web", name: "web-1", namespace: "hops", port: origin.port, conditions: "{ ready: true }" });
-    ws.write({ "kedge.yaml": edgeConfig("hops"), "clusters/c1/app.yaml": yamlDocs(routes, service("web", "hops"), slice) });
+    // Nothing listens on port 1: every try to it fails to connect.
+    const down = yamlDocs(service("down", "hops"), endpointSlice({ service: "down", name: "down-1", namespace: "hops", port: 1 }));
+    ws.write({ "kedge.yaml": edgeConfig("hops"), "clusters/c1/app.yaml": yamlDocs(routes, service("web", "hops"), slice, down) });
     const synced = await ws.sync();
     if (synced.code !== 0) throw new Error(`sync failed: ${synced.stderr}${synced.stdout}`);
     gateway = await startGateway(ws.state, "hops");
@@ -161,6 +165,42 @@ describe("HTTP on the wire", () => {
       expect(answers.map((a) => a.status)).toEqual([200, 404, 200, 301, 200, 404, 200]);
       expect(answers[3]!.headers.location).toBe("http://elsewhere.example.com/moved/here");
       expect(answers.slice(1).map((a) => a.reusedSocket)).toEqual([true, true, true, true, true, true]);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it("keeps a keep-alive connection after an upstream try failed with the body streamed to it; a body above 1 MiB closes it instead", async ({
+    expect,
+  }) => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const body = "x".repeat(100 * 1024);
+      const answers = [
+        await send(gateway, { agent }),
+        await send(gateway, { agent, method: "POST", path: "/down", body }),
+        await send(gateway, { agent }),
+        await send(gateway, { agent, method: "PUT", path: "/down", body, chunked: true }),
+        await send(gateway, { agent }),
+      ];
+      expect(answers.map((a) => a.status)).toEqual([200, 503, 200, 503, 200]);
+      expect(answers.slice(1).map((a) => a.reusedSocket)).toEqual([true, true, true, true]);
+      // Past the bound the gateway drains, the connection goes rather than hangs: it ends (a client still
+      // writing sees it reset), and the next request, on a connection of its own, is answered.
+      const ended = await new Promise<string>((resolve) => {
+        const socket = connect(Number(gateway.url.port), "127.0.0.1", () => {
+          socket.write(`POST /down HTTP/1.1\r\nHost: hops.example.com\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n`);
+          socket.write("x".repeat(2 * 1024 * 1024));
+        });
+        let answer = "";
+        socket.on("data", (d: Buffer) => (answer += d.toString()));
+        socket.on("error", () => undefined);
+        socket.on("close", () => resolve(answer.split("\r\n")[0] ?? ""));
+        setTimeout(() => socket.destroy(), 10_000);
+      });
+      expect(["HTTP/1.1 503 Service Unavailable", ""]).toContain(ended);
+      const next = await send(gateway, { agent });
+      expect(next.status).toBe(200);
     } finally {
       agent.destroy();
     }
