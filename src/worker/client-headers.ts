@@ -15,20 +15,25 @@ const INTERNAL_PREFIX = "x-kedge-";
  */
 const EXPECT = "expect";
 
+/**
+ * What a client says about who it is: anyone can send these, so an origin must not read them as the
+ * client's address. The gateway sets both from CF-Connecting-IP, the address Cloudflare vouches for.
+ */
+const CLIENT_CLAIMS: ReadonlySet<string> = new Set(["x-forwarded-for", "forwarded"]);
+
 export interface ClientHeaders {
   /** Total length of names and values. */
   bytes: number;
   /**
    * Present names to drop on the way upstream: the hop-by-hop headers the runtime would forward, those
-   * Connection lists, Expect, and the gateway's own.
+   * Connection lists, Expect, the client's X-Forwarded-For and Forwarded, and the gateway's own.
    */
   dropped: string[];
   /** A WebSocket upgrade: Upgrade is then forwarded. */
   webSocket: boolean;
-  /** The values the gateway reads: CF-Ray (the request id), CF-Connecting-IP and X-Forwarded-For. */
+  /** The values the gateway reads: CF-Ray (the request id) and CF-Connecting-IP. */
   ray?: string;
   connectingIp?: string;
-  forwardedFor?: string;
 }
 
 export function scanClientHeaders(headers: Headers): ClientHeaders {
@@ -37,10 +42,10 @@ export function scanClientHeaders(headers: Headers): ClientHeaders {
     scan.bytes += name.length + value.length;
     if (name === "cf-ray") scan.ray = value;
     else if (name === "cf-connecting-ip") scan.connectingIp = value;
-    else if (name === "x-forwarded-for") scan.forwardedFor = value;
     else if (name === "upgrade" && value.toLowerCase() === "websocket") scan.webSocket = true;
     else if (name === "connection") scan.dropped.push(...connectionListed(value));
-    else if (PROXY_HOP_BY_HOP.includes(name) || name === EXPECT || name.startsWith(INTERNAL_PREFIX)) scan.dropped.push(name);
+    else if (PROXY_HOP_BY_HOP.includes(name) || name === EXPECT || CLIENT_CLAIMS.has(name) || name.startsWith(INTERNAL_PREFIX))
+      scan.dropped.push(name);
   });
   return scan;
 }

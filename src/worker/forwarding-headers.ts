@@ -1,4 +1,4 @@
-/** @module Headers on the way to the origin and back: hop-by-hop removal and X-Forwarded-*. */
+/** @module Headers on the way to the origin and back: hop-by-hop removal, X-Forwarded-* and Forwarded. */
 
 /**
  * RFC 9110 §7.6.1 connection-specific headers that the runtime's HTTP layer owns: it frames each
@@ -36,19 +36,37 @@ export function stripHopByHop(headers: Headers): void {
 }
 
 export interface ForwardedFacts {
+  /** CF-Connecting-IP: the client's address as Cloudflare saw it. */
   clientIp: string | undefined;
-  /** The client's X-Forwarded-For, which the client's address is appended to. */
-  forwardedFor: string | undefined;
   proto: "http" | "https";
   host: string;
   requestId: string;
 }
 
-/** Appends the client to X-Forwarded-For and sets X-Forwarded-Proto/-Host and X-Request-Id. */
+/** A Forwarded parameter value (RFC 7239 §4): a token as it is, anything else quoted; IPv6 in brackets. */
+function forwardedValue(value: string, ip = false): string {
+  const text = ip && value.includes(":") ? `[${value}]` : value;
+  return /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(text) ? text : `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
+/**
+ * Sets X-Forwarded-For and Forwarded from the client's address (a client's own copies were dropped: anyone
+ * can send them), X-Forwarded-Proto/-Host and X-Request-Id. A RequestHeaderModifier's X-Forwarded-For or
+ * Forwarded is the route owner's: the client's address is appended to it.
+ */
 export function setForwardedHeaders(headers: Headers, facts: ForwardedFacts): void {
-  if (facts.clientIp) {
-    headers.set("x-forwarded-for", facts.forwardedFor ? `${facts.forwardedFor}, ${facts.clientIp}` : facts.clientIp);
+  const { clientIp } = facts;
+  if (clientIp) {
+    const set = headers.get("x-forwarded-for");
+    headers.set("x-forwarded-for", set ? `${set}, ${clientIp}` : clientIp);
   }
+  const element = [
+    ...(clientIp ? [`for=${forwardedValue(clientIp, true)}`] : []),
+    `host=${forwardedValue(facts.host)}`,
+    `proto=${facts.proto}`,
+  ].join(";");
+  const forwarded = headers.get("forwarded");
+  headers.set("forwarded", forwarded ? `${forwarded}, ${element}` : element);
   headers.set("x-forwarded-proto", facts.proto);
   // workerd ignores Host on an outbound fetch (the origin sees the URL's host), so the client's host travels here.
   headers.set("x-forwarded-host", facts.host);

@@ -39,13 +39,9 @@ export function buildUpstreamRequest(facts: RequestFacts, edits: RequestEdit[]):
   // The client's Host as it was sent, port included, unless a URLRewrite names another.
   let host = line.authority;
   let originHost = line.host;
-  let forwardedFor = clientHeaders.forwardedFor;
   for (const f of edits) {
-    if (f.type === "RequestHeaderModifier") {
-      applyHeaderModifier(headers, f.modifier);
-      // The client's address joins the X-Forwarded-For the filters left.
-      forwardedFor = headers.get("x-forwarded-for") ?? undefined;
-    } else if (f.type === "URLRewrite") {
+    if (f.type === "RequestHeaderModifier") applyHeaderModifier(headers, f.modifier);
+    else if (f.type === "URLRewrite") {
       path = modifyPath(path, f.path);
       host = f.hostname ?? host;
       originHost = f.hostname ?? originHost;
@@ -53,7 +49,6 @@ export function buildUpstreamRequest(facts: RequestFacts, edits: RequestEdit[]):
   }
   setForwardedHeaders(headers, {
     clientIp: clientHeaders.connectingIp,
-    forwardedFor,
     proto: line.scheme,
     host,
     requestId: facts.requestId,

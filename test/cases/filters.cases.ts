@@ -435,7 +435,7 @@ export const FILTER_CASES: FilterCase[] = [
     ],
   },
   {
-    name: "X-Forwarded-For: the client's address joins the value the client sent, or the one a filter set",
+    name: "X-Forwarded-For and Forwarded come from CF-Connecting-IP, never from the client; a filter's X-Forwarded-For gets the address appended",
     routes: route(
       "forwarded-for",
       `    - ${prefix("/modified")}
@@ -449,8 +449,20 @@ export const FILTER_CASES: FilterCase[] = [
       {
         host: "forwarded.example",
         path: "/plain",
-        headers: { "cf-connecting-ip": "203.0.113.7", "x-forwarded-for": "10.0.0.9" },
-        expect: { backend: "v2", upstreamHeaders: { "x-forwarded-for": "10.0.0.9, 203.0.113.7" } },
+        headers: { "cf-connecting-ip": "203.0.113.7", "x-forwarded-for": "10.0.0.9", forwarded: "for=10.0.0.9;proto=https" },
+        expect: {
+          backend: "v2",
+          upstreamHeaders: { "x-forwarded-for": "203.0.113.7", forwarded: "for=203.0.113.7;host=forwarded.example;proto=http" },
+        },
+      },
+      {
+        host: "forwarded.example",
+        path: "/v6",
+        headers: { "cf-connecting-ip": "2001:db8::7" },
+        expect: {
+          backend: "v2",
+          upstreamHeaders: { "x-forwarded-for": "2001:db8::7", forwarded: 'for="[2001:db8::7]";host=forwarded.example;proto=http' },
+        },
       },
       {
         host: "forwarded.example",
@@ -458,7 +470,12 @@ export const FILTER_CASES: FilterCase[] = [
         headers: { "cf-connecting-ip": "203.0.113.7", "x-forwarded-for": "10.0.0.9" },
         expect: { backend: "v1", upstreamHeaders: { "x-forwarded-for": "198.51.100.1, 203.0.113.7" } },
       },
-      { host: "forwarded.example", path: "/none", expect: { backend: "v2", upstreamHeaders: { "x-forwarded-for": null } } },
+      {
+        host: "forwarded.example",
+        path: "/none",
+        headers: { "x-forwarded-for": "10.0.0.9" },
+        expect: { backend: "v2", upstreamHeaders: { "x-forwarded-for": null, forwarded: "host=forwarded.example;proto=http" } },
+      },
     ],
   },
   {

@@ -30,9 +30,12 @@ describe("one pass over the client's headers", () => {
     expect(scan.dropped).toEqual([]);
   });
 
-  it("counts names and values, and picks out CF-Ray, CF-Connecting-IP and X-Forwarded-For", () => {
-    const scan = scanClientHeaders(new Headers({ "cf-ray": "8a1", "cf-connecting-ip": "203.0.113.7", "x-forwarded-for": "10.0.0.9" }));
-    expect(scan.bytes).toBe("cf-ray8a1cf-connecting-ip203.0.113.7x-forwarded-for10.0.0.9".length);
-    expect(scan).toMatchObject({ ray: "8a1", connectingIp: "203.0.113.7", forwardedFor: "10.0.0.9", dropped: [] });
+  it("counts names and values, picks out CF-Ray and CF-Connecting-IP, and drops the client's own X-Forwarded-For and Forwarded", () => {
+    const scan = scanClientHeaders(
+      new Headers({ "cf-ray": "8a1", "cf-connecting-ip": "203.0.113.7", "x-forwarded-for": "10.0.0.9", forwarded: "for=1.2.3.4" }),
+    );
+    expect(scan.bytes).toBe("cf-ray8a1cf-connecting-ip203.0.113.7forwardedfor=1.2.3.4x-forwarded-for10.0.0.9".length);
+    expect(scan).toMatchObject({ ray: "8a1", connectingIp: "203.0.113.7" });
+    expect(new Set(scan.dropped)).toEqual(new Set(["x-forwarded-for", "forwarded"]));
   });
 });
