@@ -203,7 +203,14 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
         .map(([id, backend]) => [id, withPolicies(backend, edge, policies)]),
     ),
     ...(edge.locality ? { locality: localityPolicy(edge) } : {}),
-    ...(edge.egress.allowedHostnames ? { egress: { allowedHostnames: edge.egress.allowedHostnames } } : {}),
+    ...(edge.egress.allowedHostnames || edge.egress.allowLocalhost
+      ? {
+          egress: {
+            ...(edge.egress.allowedHostnames ? { allowedHostnames: edge.egress.allowedHostnames } : {}),
+            ...(edge.egress.allowLocalhost ? { allowLocalhost: true as const } : {}),
+          },
+        }
+      : {}),
     ...(edge.healthChecks ? { healthChecks: { maxEndpointsPerRun: edge.healthChecks.maxEndpointsPerRun } } : {}),
   } satisfies Omit<RouteTable, "version">;
   const bodyText = canonicalJson(body);

@@ -110,6 +110,16 @@ export function parseRouteTable(raw: unknown): ParseResult<RouteTable> {
     const problem = checkHostIndex(index, matches.length);
     if (problem) return { ok: false, reason: `${protocol}: ${problem}` };
   }
+  const { egress } = raw;
+  if (
+    egress !== undefined &&
+    !(
+      isObject(egress) &&
+      (egress.allowedHostnames === undefined || (Array.isArray(egress.allowedHostnames) && egress.allowedHostnames.every(isString))) &&
+      (egress.allowLocalhost === undefined || egress.allowLocalhost === true)
+    )
+  )
+    return { ok: false, reason: "egress must be {allowedHostnames?: string[], allowLocalhost?: true}" };
   const { locality } = raw;
   if (locality !== undefined && !(isObject(locality) && isNumber(locality.minHealthyEndpoints) && isObject(locality.clusters))) {
     return { ok: false, reason: "locality must be {minHealthyEndpoints, clusters}" };

@@ -183,6 +183,15 @@ export interface CompiledEndpoint {
   external?: true;
 }
 
+/**
+ * What external (XBackend) endpoints may name: inside the allow-list when there is one, and never the
+ * machine itself or a private or link-local address unless `allowLocalhost` (local development).
+ */
+export interface EgressPolicy {
+  allowedHostnames?: string[];
+  allowLocalhost?: true;
+}
+
 /** Whether an endpoint takes new traffic: ready, not terminating, weight above 0. */
 export const takesNewTraffic = (e: CompiledEndpoint): boolean => e.ready && !e.terminating && e.weight > 0;
 
@@ -269,8 +278,8 @@ export interface RouteTable {
   rules: CompiledRule[];
   backends: Record<string, CompiledBackend>;
   locality?: LocalityPolicy;
-  /** The edge settings' egress allow-list, checked again by the Worker before it contacts an external endpoint. */
-  egress?: { allowedHostnames: string[] };
+  /** The edge settings' egress rules, checked again by the Worker before it contacts an external endpoint. */
+  egress?: EgressPolicy;
   /** Active health checks: at most this many endpoints are probed per Cron run (subrequest limits). */
   healthChecks?: { maxEndpointsPerRun: number };
 }

@@ -7,7 +7,7 @@
  * At most PROBE_CONCURRENCY probes are open at once (a Worker invocation opens at most six connections at
  * a time), and each probe's timeout starts when it is sent, so a queued probe never times out unstarted.
  */
-import type { CompiledEndpoint, CompiledHealthCheck } from "../table/route-table";
+import type { CompiledEndpoint, CompiledHealthCheck, EgressPolicy } from "../table/route-table";
 import type { Env } from "./env";
 import type { HealthUpdate, ProbeResult } from "./health-store";
 import { isolateHealth } from "./health-view";
@@ -23,16 +23,15 @@ interface Target {
 }
 
 /** Every endpoint with a check, once, in id order (an endpoint several backends share takes its first backend's check). */
-async function targetsOf(served: ServedTable): Promise<{ targets: Target[]; allowedHostnames?: string[] }> {
-  const { backends, allowedHostnames } = await served.healthTargets();
+async function targetsOf(served: ServedTable): Promise<{ targets: Target[]; egress?: EgressPolicy }> {
+  const { backends, egress } = await served.healthTargets();
   const targets = new Map<string, Target>();
   for (const backend of backends) {
     if (!backend.healthCheck) continue;
     for (const endpoint of backend.endpoints)
-      if (!targets.has(endpoint.id) && egressAllowed(endpoint, allowedHostnames))
-        targets.set(endpoint.id, { endpoint, check: backend.healthCheck });
+      if (!targets.has(endpoint.id) && egressAllowed(endpoint, egress)) targets.set(endpoint.id, { endpoint, check: backend.healthCheck });
   }
-  return { targets: [...targets.values()].sort((a, b) => (a.endpoint.id < b.endpoint.id ? -1 : 1)), allowedHostnames };
+  return { targets: [...targets.values()].sort((a, b) => (a.endpoint.id < b.endpoint.id ? -1 : 1)), egress };
 }
 
 /** This run's turn: `limit` endpoints starting at the run's offset, wrapping around. */
@@ -59,10 +58,10 @@ export async function inTurns<T, R>(items: T[], concurrency: number, work: (item
 /** One round of checks for the served table; returns what the health store made of it (null: no checks configured). */
 export async function runHealthChecks(env: Env, served: ServedTable, scheduledTime: number): Promise<HealthUpdate | null> {
   if (!served.healthChecks) return null;
-  const { targets, allowedHostnames } = await targetsOf(served);
+  const { targets, egress } = await targetsOf(served);
   const run = Math.floor(scheduledTime / 60_000);
   const due = dueThisRun(targets, served.healthChecks.maxEndpointsPerRun, run);
-  const link: Link = { bindings: env, allowedHostnames };
+  const link: Link = { bindings: env, egress };
   const results = await inTurns(due, PROBE_CONCURRENCY, async ({ endpoint, check }): Promise<ProbeResult> => {
     const status = await probe(link, endpoint, check.path, check.timeoutMs);
     return {

@@ -97,8 +97,9 @@ function redirectResponse(ctx: Resolved, filter: RedirectFilter): Response {
 /** The status endpoint, when asked for and enabled; null otherwise. */
 async function statusAnswer(request: Request, line: RequestFacts["line"], served: ServedTable, h: HandlerContext, requestId: string) {
   if (line.path !== STATUS_PATH || !h.env.KEDGE_STATUS_TOKEN) return null;
-  const given = request.headers.get("authorization")?.replace(/^Bearer\s+/i, "") ?? "";
-  if (!(await tokensEqual(given, h.env.KEDGE_STATUS_TOKEN)))
+  // RFC 6750: the token as a Bearer credential, nothing else (not bare, not in the URL).
+  const given = /^Bearer +(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
+  if (!given || !(await tokensEqual(given, h.env.KEDGE_STATUS_TOKEN)))
     throw new GatewayError("UNAUTHORIZED", "status endpoint called without its token");
   const shared = await sharedStatus(h.env, served.name);
   if (request.headers.get("accept")?.includes("text/html")) {
@@ -213,7 +214,7 @@ async function forwardRequest(ctx: Resolved, target: Target, h: HandlerContext):
   const reading = readRequestBody(ctx.request, ctx.line.method, replayWanted);
   const body = reading instanceof Promise ? await reading : reading;
   const outbound: Outbound = { ...upstream, body };
-  const link: Link = { bindings: h.env, allowedHostnames: ctx.prepared.table.egress?.allowedHostnames, health: h.health };
+  const link: Link = { bindings: h.env, egress: ctx.prepared.table.egress, health: h.health };
   sendMirrors(ctx, target.slots, outbound, link, h);
   const { backend, pinned } = target;
   const next = (tried: CompiledEndpoint[], why: RetryReason): CompiledEndpoint | null =>

@@ -6,7 +6,7 @@
 import { type PreparedTable, prepareTable } from "../routing/prepared-table";
 import { type PreparedDirectories, prepareDirectories, shardFor } from "../routing/shard-directory";
 import { parseRouteTable } from "../table/parse-route-table";
-import type { CompiledBackend, Protocol, ShardedTable } from "../table/route-table";
+import type { CompiledBackend, EgressPolicy, Protocol, ShardedTable } from "../table/route-table";
 import { READ_LIMIT_MS, SharedRead, TIMED_OUT } from "./bounded-read";
 import { GatewayError } from "./errors";
 
@@ -35,8 +35,8 @@ export interface ServedTable {
 
 export interface HealthTargets {
   backends: CompiledBackend[];
-  /** The table's egress allow-list: an external endpoint outside it is not probed either. */
-  allowedHostnames?: string[];
+  /** The table's egress rules: an external endpoint they do not allow is not probed either. */
+  egress?: EgressPolicy;
 }
 
 /** A table stored as one value: prepared once, serves every host. */
@@ -48,7 +48,7 @@ export function wholeTable(prepared: PreparedTable): ServedTable {
     healthChecks: table.healthChecks,
     forHost: () => prepared,
     inMemory: () => [prepared],
-    healthTargets: async () => ({ backends: Object.values(table.backends), allowedHostnames: table.egress?.allowedHostnames }),
+    healthTargets: async () => ({ backends: Object.values(table.backends), egress: table.egress }),
   };
 }
 
@@ -153,14 +153,14 @@ export class ShardedServedTable implements ServedTable {
 
   async healthTargets(): Promise<HealthTargets> {
     const backends = new Map<string, CompiledBackend>();
-    let allowedHostnames: string[] | undefined;
+    let egress: EgressPolicy | undefined;
     for (let shard = 0; shard < this.root.shards.length; shard++) {
       // Read one at a time and let each go: the Cron run never holds the whole table.
       const table = this.ready.get(shard)?.table ?? (await this.readTable(shard));
       for (const backend of Object.values(table.backends)) backends.set(backend.id, backend);
       // Every shard carries the same edge settings.
-      allowedHostnames ??= table.egress?.allowedHostnames;
+      egress ??= table.egress;
     }
-    return { backends: [...backends.values()], allowedHostnames };
+    return { backends: [...backends.values()], egress };
   }
 }

@@ -7,7 +7,8 @@
  * under the backend's retry budget and the rule's request timeout.
  */
 import { hostnameMatches } from "../routing/hostname-match";
-import type { CompiledEndpoint, CompiledRetry } from "../table/route-table";
+import { isInternalAddress } from "../routing/address-scope";
+import type { CompiledEndpoint, CompiledRetry, EgressPolicy } from "../table/route-table";
 import { GatewayError } from "./errors";
 import type { HealthView } from "./health-view";
 import { bodyForSend, isReplayable, type RequestBody } from "./request-body";
@@ -24,11 +25,11 @@ export interface Outbound {
   originHost?: string;
 }
 
-/** What every send needs besides the request: the Worker's bindings, the egress allow-list, the health feed. */
+/** What every send needs besides the request: the Worker's bindings, the egress rules, the health feed. */
 export interface Link {
   bindings: object;
-  /** The table's egress allow-list: an external endpoint outside it is never contacted. */
-  allowedHostnames?: string[];
+  /** The table's egress rules: an external endpoint they do not allow is never contacted. */
+  egress?: EgressPolicy;
   /** Fed with every try's outcome; absent for active probes, which keep their own counts. */
   health?: HealthView;
 }
@@ -58,12 +59,17 @@ export function upstreamTarget(
 }
 
 /**
- * Whether the Worker may contact this endpoint: a cluster's endpoints always; an external (XBackend) one
- * only inside the table's egress allow-list, when it has one. The sync refuses such XBackends already;
- * this is the Worker's second check, made for every send.
+ * Whether the Worker may contact this endpoint: a cluster's endpoints always (the sync checks them: `--remote`
+ * refuses private ones no network binding reaches); an external (XBackend) one only when it is not the
+ * machine itself or a private or link-local address (unless the table allows localhost, for local
+ * development), and inside the table's egress allow-list when it has one. The sync refuses such XBackends
+ * already; this is the Worker's second check, made for every send, against a table altered after the sync.
  */
-export function egressAllowed(endpoint: CompiledEndpoint, allowedHostnames: string[] | undefined): boolean {
-  return !endpoint.external || !allowedHostnames || allowedHostnames.some((pattern) => hostnameMatches(pattern, endpoint.host));
+export function egressAllowed(endpoint: CompiledEndpoint, egress: EgressPolicy | undefined): boolean {
+  if (!endpoint.external) return true;
+  if (!egress?.allowLocalhost && isInternalAddress(endpoint.host)) return false;
+  const allowed = egress?.allowedHostnames;
+  return !allowed || allowed.some((pattern) => hostnameMatches(pattern, endpoint.host));
 }
 
 /**
@@ -110,8 +116,8 @@ export function sendOnce(
   limitMs: number,
   peers: CompiledEndpoint[],
 ): Promise<Response | Failure> {
-  if (!egressAllowed(endpoint, link.allowedHostnames)) {
-    throw new GatewayError("EGRESS_NOT_ALLOWED", `upstream ${endpoint.id} is not in the egress allow-list`);
+  if (!egressAllowed(endpoint, link.egress)) {
+    throw new GatewayError("EGRESS_NOT_ALLOWED", `upstream ${endpoint.id} is not allowed by the table's egress rules`);
   }
   const send = fetcherFor(endpoint, link.bindings);
   const body = bodyForSend(outbound.body);

@@ -11,6 +11,7 @@ import { discardRequestBody, MAX_DISCARD_BYTES } from "../../src/worker/request-
 import { infraRoute, infraYaml } from "../support/conformance-infra";
 import { endpointSlice, service, yamlDocs } from "../support/manifests";
 import { dispatch } from "./dispatch";
+import type { RouteTable } from "../../src/table/route-table";
 import { publishTable, seedYaml, withDisallowedEndpoints } from "./seed-table";
 
 const NS = "gateway-conformance-infra";
@@ -160,7 +161,15 @@ describe("status endpoint", () => {
   it("refuses a missing or wrong token with 401, and answers the right one with the table and endpoints", async ({ expect }) => {
     const table = await seed();
     const app = createApp();
-    for (const auth of [undefined, "Bearer wrong", "Bearer correct-horse-battery-stapl", "correct-horse-battery-staple-and-more"]) {
+    for (const auth of [
+      undefined,
+      "Bearer wrong",
+      "Bearer correct-horse-battery-stapl",
+      "correct-horse-battery-staple-and-more",
+      "correct-horse-battery-staple",
+      "Basic correct-horse-battery-staple",
+      "Bearer",
+    ]) {
       const response = await call(app, withToken, auth);
       expect(response.status, String(auth)).toBe(401);
       expect(await response.json()).toMatchObject({ error: "UNAUTHORIZED" });
@@ -183,6 +192,26 @@ describe("egress allow-list at the edge", () => {
     const response = await dispatch(new Request("http://example.org/"));
     expect(response.status).toBe(502);
     expect(await response.json()).toMatchObject({ error: "EGRESS_NOT_ALLOWED" });
+  });
+
+  it("never contacts an external endpoint on loopback or private space, with no allow-list, unless the table allows localhost", async ({
+    expect,
+  }) => {
+    const table = await seed();
+    const backendId = "Service/c1/gateway-conformance-infra/infra-backend-v1:8080";
+    // As if altered after the sync: the backend's endpoint made an external one on the loopback address it has.
+    const tampered = (tag: string, egress?: RouteTable["egress"]) => {
+      const t = withDisallowedEndpoints(table, backendId, tag);
+      if (egress) t.egress = egress;
+      else delete t.egress;
+      return t;
+    };
+    await publishTable(tampered("beef3"));
+    const refused = await dispatch(new Request("http://example.org/"));
+    expect(refused.status).toBe(502);
+    expect(await refused.json()).toMatchObject({ error: "EGRESS_NOT_ALLOWED" });
+    await publishTable(tampered("beef4", { allowLocalhost: true }));
+    expect((await echo(await dispatch(new Request("http://example.org/")))).endpoint).toBe("infra-backend-v1");
   });
 
   it("never mirrors to one either: the request is served, the copy is not sent", async ({ expect }) => {
