@@ -154,7 +154,7 @@ export function openRemoteKv(
         const run = await wrangler(["kv", "bulk", "get", file, ...common]);
         if (run.code !== 0) fail(`kv bulk get (${batch.length} keys)`, run);
         values.push(...bulkGetValues(run.stdout, batch));
-        progress?.(`  read back ${values.length} of ${keys.length} values`);
+        progress?.(`  read ${values.length} of ${keys.length} values`);
       }
       return values;
     },

@@ -5,7 +5,7 @@
  * removes it; another writer waits for it, then goes on. A lock whose process is gone (killed) is stale and
  * taken over. Readers (--dry-run, history, explain, status) need no lock.
  */
-import { mkdirSync, openSync, readFileSync, unlinkSync, writeSync, closeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { UserError } from "./user-error";
@@ -54,8 +54,18 @@ const describe = (h: Holder) => `pid ${h.pid} on ${h.host} (${h.command}), since
 /** Takes the folder's write lock, waiting for another writer up to `waitMs`. */
 export async function lockState(persistTo: string, options: LockOptions): Promise<StateLock> {
   const dir = resolve(persistTo);
-  mkdirSync(dir, { recursive: true });
   const path = join(dir, LOCK_FILE);
+  const unusable = (error: unknown) =>
+    new UserError(
+      `local KV in ${dir} did not start: cannot lock it for writing: ${(error as Error).message}`,
+      "--persist-to must name a folder this user can write (default .wrangler/state); nothing was written",
+    );
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw unusable(new Error(`${dir} is not a folder`));
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    throw unusable(error);
+  }
   const me: Holder = { pid: process.pid, host: hostname(), command: process.argv.slice(1).join(" "), startedAt: new Date().toISOString() };
   const deadline = Date.now() + options.waitMs;
   let told = false;
@@ -71,7 +81,7 @@ export async function lockState(persistTo: string, options: LockOptions): Promis
         },
       };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw unusable(error);
     }
     const holder = readHolder(path);
     // A writer that died without removing its lock (killed) holds nothing.

@@ -105,7 +105,7 @@ describe("local KV store (Miniflare in a host process)", () => {
     const kv = await openLocalKv(ws.state, NAMESPACE);
     const [host] = hostsOf(ws.state);
     process.kill(host!, "SIGKILL");
-    await expect(kv.get("kept")).rejects.toThrow(/local KV get kept: local KV host in .* stopped/);
+    await expect(kv.get("kept")).rejects.toThrow(/local KV get kept failed in .*: local KV host in .* stopped/);
     await expect.poll(() => groupOf(host!)).toEqual([]);
     await kv.close();
   });

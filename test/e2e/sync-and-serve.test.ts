@@ -169,7 +169,7 @@ describe("sync ▸ KV ▸ Worker ▸ origins", () => {
     writeFileSync(file, "");
     const run = await runScript("scripts/sync.ts", ["--config", ws.config, "--persist-to", file]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/error: local KV in .*not-a-folder.* did not start .*ENOTDIR/);
+    expect(run.stderr).toMatch(/error: local KV in .*not-a-folder did not start: .*not-a-folder is not a folder/);
     expect(run.stderr).toMatch(/fix: --persist-to must name a folder/);
     expect(Object.keys(await tally(gateway, "shop.example.com", "/", 40)).sort()).toEqual(["v1", "v2"]);
   });
