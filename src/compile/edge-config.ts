@@ -8,7 +8,7 @@ import { hostnameProblem } from "../gateway-api/hostname";
 import { parseDuration } from "../gateway-api/duration";
 import type { ClusterLocality, CompiledHealthCheck, SameSite } from "../table/route-table";
 import { EDGE_CONFIG_SCHEMA } from "./schema/edge-config-schema";
-import { fieldPathText, type SchemaProblem, validate } from "./schema/schema";
+import { fieldPathText, type SchemaProblem, validate } from "../table/structural-schema";
 
 export type { ClusterLocality };
 

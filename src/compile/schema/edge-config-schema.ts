@@ -4,7 +4,7 @@
  * schema as a JSON Schema, so that editors complete and check the file (test/unit/edge-config-schema.test.ts
  * keeps it in step).
  */
-import { bool, int, list, map, obj, type Schema, str } from "./schema";
+import { bool, int, list, map, obj, type Schema, str, toJsonSchema } from "../../table/structural-schema";
 
 const DNS_LABEL = { pattern: /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, hint: "a DNS label (lower-case letters, digits, '-')" };
 const NAMESPACED_NAME = /^[a-z0-9-]+\/[a-z0-9.-]+$/;
@@ -76,51 +76,6 @@ export const EDGE_CONFIG_SCHEMA: Schema = obj(
   },
   { required: ["apiVersion", "kind", "spec"] },
 );
-
-/** The schema as a JSON Schema (draft 2020-12), for editors. */
-export function toJsonSchema(schema: Schema): Record<string, unknown> {
-  switch (schema.kind) {
-    case "object":
-      return {
-        type: "object",
-        properties: Object.fromEntries(Object.entries(schema.fields).map(([k, v]) => [k, toJsonSchema(v)])),
-        ...(schema.required?.length ? { required: schema.required } : {}),
-        ...(schema.open ? {} : { additionalProperties: false }),
-        ...(schema.note ? { description: schema.note } : {}),
-      };
-    case "list":
-      return {
-        type: "array",
-        items: toJsonSchema(schema.items),
-        ...(schema.min ? { minItems: schema.min } : {}),
-        ...(schema.max ? { maxItems: schema.max } : {}),
-      };
-    case "map":
-      return {
-        type: "object",
-        additionalProperties: toJsonSchema(schema.values),
-        ...(schema.keyPattern ? { propertyNames: { pattern: schema.keyPattern.source } } : {}),
-      };
-    case "string":
-      return {
-        type: "string",
-        ...(schema.enum ? { enum: schema.enum } : {}),
-        ...(schema.pattern ? { pattern: schema.pattern.source } : {}),
-        ...(schema.hint ? { description: schema.hint } : {}),
-        ...(schema.maxLength ? { maxLength: schema.maxLength } : {}),
-      };
-    case "integer":
-      return {
-        type: "integer",
-        ...(schema.min !== undefined ? { minimum: schema.min } : {}),
-        ...(schema.max !== undefined ? { maximum: schema.max } : {}),
-      };
-    case "boolean":
-      return { type: "boolean" };
-    case "any":
-      return {};
-  }
-}
 
 export const edgeConfigJsonSchema = (): Record<string, unknown> => ({
   $schema: "https://json-schema.org/draft/2020-12/schema",

@@ -17,7 +17,7 @@ import { validate as tlsRouteAlphaSpec } from "@kubernetes-models/gateway-api/_s
 import { validate as udpRouteSpec } from "@kubernetes-models/gateway-api/_schemas/IoK8sSigsGatewayApiApisV1alpha2UDPRouteSpec";
 import { validate as backendTrafficPolicySpec } from "@kubernetes-models/gateway-api/_schemas/IoK8sSigsGatewayApiApisxV1alpha1BackendTrafficPolicySpec";
 import FIELDS from "./gateway-api-fields.json";
-import { any, type FieldPath, obj, type Schema, type SchemaProblem, validate } from "./schema";
+import { any, type FieldPath, obj, type Schema, type SchemaProblem, validate } from "../../table/structural-schema";
 
 /** The release whose schemas these are. */
 export const GATEWAY_API_RELEASE = "v1.5";

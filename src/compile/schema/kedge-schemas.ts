@@ -4,7 +4,7 @@
  * the core kinds. The core kinds' other fields are the API server's business, so their objects stay open:
  * only the types of what kedge reads are checked.
  */
-import { any, bool, int, list, obj, type Schema, str } from "./schema";
+import { any, bool, int, list, obj, type Schema, str } from "../../table/structural-schema";
 
 const NAME = str({ maxLength: 253 });
 const localRef = obj({ group: str(), kind: str(), name: NAME, namespace: str(), sectionName: str() }, { required: ["name"] });

@@ -10,7 +10,7 @@ import { GATEWAY_GROUP, X_GROUP } from "../api-groups";
 import { type Condition, type Diagnostics, objectRef, type ResourceStatus } from "../diagnostics";
 import { GATEWAY_API_RELEASE, gatewayApiProblems, knownVersions } from "./gateway-api";
 import { kedgeSchemaOf } from "./kedge-schemas";
-import { fieldPathText, type SchemaProblem, validate } from "./schema";
+import { fieldPathText, type SchemaProblem, validate } from "../../table/structural-schema";
 
 const GATEWAY_API_GROUPS = new Set([GATEWAY_GROUP, X_GROUP]);
 /** Route kinds: a refused one's status goes to each parent it names. */

@@ -1,0 +1,293 @@
+/**
+ * @module A small structural schema language and its validators, shared by both sides: the sync checks
+ * what kedge reads besides the Gateway API's own kinds (EdgeConfig, CompositeBackend, XBackend,
+ * BackendLBPolicy, the core kinds) and the Gateway API kinds' field names with `validate`, which returns
+ * every problem with its field path (an unknown field, as `kubectl apply --validate=strict` would refuse
+ * it, a wrong type, a value out of range); the Worker checks every table it reads from KV with
+ * `firstProblem`, which stops at the first and allocates nothing on the way (a table has a lot of fields).
+ */
+
+export type Schema =
+  | { kind: "object"; fields: Record<string, Schema>; required?: readonly string[]; open?: boolean; note?: string }
+  | { kind: "list"; items: Schema; min?: number; max?: number }
+  | { kind: "map"; values: Schema; keyPattern?: RegExp; keyHint?: string }
+  | { kind: "string"; enum?: readonly string[]; pattern?: RegExp; hint?: string; maxLength?: number }
+  | { kind: "integer"; min?: number; max?: number }
+  | { kind: "number"; min?: number; max?: number }
+  | { kind: "boolean"; only?: boolean }
+  /** One of several object shapes, told apart by the string at `key` (a discriminated union). */
+  | { kind: "union"; key: string; variants: Record<string, Schema> }
+  | { kind: "any" };
+
+/** A field path: `["spec", "rules", 0, "matches"]` is `spec.rules[0].matches`. */
+export type FieldPath = readonly (string | number)[];
+
+export interface SchemaProblem {
+  path: FieldPath;
+  reason: "UnknownField" | "UnsupportedValue";
+  message: string;
+}
+
+export const obj = (fields: Record<string, Schema>, options: { required?: string[]; open?: boolean; note?: string } = {}): Schema => ({
+  kind: "object",
+  fields,
+  ...options,
+});
+export const list = (items: Schema, options: { min?: number; max?: number } = {}): Schema => ({ kind: "list", items, ...options });
+export const map = (values: Schema, keyPattern?: RegExp, keyHint?: string): Schema => ({ kind: "map", values, keyPattern, keyHint });
+export const str = (options: { enum?: readonly string[]; pattern?: RegExp; hint?: string; maxLength?: number } = {}): Schema => ({
+  kind: "string",
+  ...options,
+});
+export const int = (min?: number, max?: number): Schema => ({ kind: "integer", min, max });
+export const num = (min?: number, max?: number): Schema => ({ kind: "number", min, max });
+/** A boolean; with `only`, that value alone (a flag that is set or absent). */
+export const bool = (only?: boolean): Schema => ({ kind: "boolean", ...(only === undefined ? {} : { only }) });
+export const union = (key: string, variants: Record<string, Schema>): Schema => ({ kind: "union", key, variants });
+export const any = (): Schema => ({ kind: "any" });
+
+/** `spec.rules[0].matches` */
+export function fieldPathText(path: FieldPath): string {
+  let text = "";
+  for (const part of path) text += typeof part === "number" ? `[${part}]` : text === "" ? part : `.${part}`;
+  return text;
+}
+
+const typeName = (v: unknown): string =>
+  v === null ? "null" : Array.isArray(v) ? "a list" : typeof v === "object" ? "a mapping" : typeof v;
+const shown = (v: unknown): string => (typeof v === "object" && v !== null ? typeName(v) : JSON.stringify(v));
+
+/** Appends every problem of `value` against `schema` (at `path`) to `problems`. */
+export function validate(value: unknown, schema: Schema, path: FieldPath, problems: SchemaProblem[]): void {
+  const fail = (message: string) => problems.push({ path, reason: "UnsupportedValue", message });
+  switch (schema.kind) {
+    case "any":
+      return;
+    case "object": {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) return void fail(`must be a mapping, not ${shown(value)}`);
+      const record = value as Record<string, unknown>;
+      for (const key of schema.required ?? [])
+        if (record[key] === undefined) problems.push({ path: [...path, key], reason: "UnsupportedValue", message: "is required" });
+      for (const [key, v] of Object.entries(record)) {
+        const field = schema.fields[key];
+        if (field) validate(v, field, [...path, key], problems);
+        else if (!schema.open) {
+          const near = nearest(key, Object.keys(schema.fields));
+          problems.push({
+            path: [...path, key],
+            reason: "UnknownField",
+            message: `unknown field${near ? ` (did you mean ${near}?)` : ""}`,
+          });
+        }
+      }
+      return;
+    }
+    case "list": {
+      if (!Array.isArray(value)) return void fail(`must be a list, not ${shown(value)}`);
+      if (schema.min !== undefined && value.length < schema.min)
+        fail(`must have at least ${schema.min} item${schema.min === 1 ? "" : "s"}`);
+      if (schema.max !== undefined && value.length > schema.max) fail(`must have at most ${schema.max} items`);
+      value.forEach((item, i) => validate(item, schema.items, [...path, i], problems));
+      return;
+    }
+    case "map": {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) return void fail(`must be a mapping, not ${shown(value)}`);
+      for (const [key, v] of Object.entries(value)) {
+        if (schema.keyPattern && !schema.keyPattern.test(key))
+          problems.push({
+            path: [...path, key],
+            reason: "UnsupportedValue",
+            message: `key ${JSON.stringify(key)} must be ${schema.keyHint ?? schema.keyPattern.source}`,
+          });
+        validate(v, schema.values, [...path, key], problems);
+      }
+      return;
+    }
+    case "string":
+      if (typeof value !== "string") return void fail(`must be a string, not ${shown(value)}`);
+      if (schema.enum && !schema.enum.includes(value))
+        return void fail(`must be one of ${schema.enum.join(", ")} (got ${JSON.stringify(value)})`);
+      if (schema.maxLength !== undefined && value.length > schema.maxLength)
+        return void fail(`must be at most ${schema.maxLength} characters`);
+      if (schema.pattern && !schema.pattern.test(value))
+        fail(`${JSON.stringify(value)} must be ${schema.hint ?? `like ${schema.pattern.source}`}`);
+      return;
+    case "integer":
+    case "number":
+    case "boolean":
+    case "union": {
+      const problem = firstProblem(value, schema);
+      if (problem) problems.push({ path: [...path, ...problem.path], reason: "UnsupportedValue", message: problem.message });
+      return;
+    }
+  }
+}
+
+/**
+ * The first problem of `value` against `schema`, with its path inside `value`, or null. What the Worker runs
+ * on every table it reads: no path is built until a problem is found. With `strict`, a field an object's
+ * schema does not name is a problem too (the tests hold the compiler's output to the schema that way); without,
+ * it is ignored, so an older Worker reads a table a newer sync wrote.
+ */
+export function firstProblem(value: unknown, schema: Schema, strict = false): Problem | null {
+  switch (schema.kind) {
+    case "any":
+      return null;
+    case "object": {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) return here(`must be a mapping, not ${shown(value)}`);
+      const record = value as Record<string, unknown>;
+      const required = schema.required;
+      if (required)
+        for (let i = 0; i < required.length; i++)
+          if (record[required[i]!] === undefined) return { path: [required[i]!], message: "is required" };
+      const fields = schema.fields;
+      for (const key in record) {
+        const v = record[key];
+        if (v === undefined) continue;
+        const field = fields[key];
+        if (field === undefined) {
+          if (strict && !schema.open) return { path: [key], message: "unknown field" };
+          continue;
+        }
+        // Leaves are checked here, without a call: most of a table's fields are strings and numbers.
+        if (
+          field.kind === "string" &&
+          typeof v === "string" &&
+          field.enum === undefined &&
+          field.pattern === undefined &&
+          field.maxLength === undefined
+        )
+          continue;
+        const inner = firstProblem(v, field, strict);
+        if (inner) return within(key, inner);
+      }
+      return null;
+    }
+    case "list": {
+      if (!Array.isArray(value)) return here(`must be a list, not ${shown(value)}`);
+      if (schema.min !== undefined && value.length < schema.min) return here(`must have at least ${schema.min} items`);
+      if (schema.max !== undefined && value.length > schema.max) return here(`must have at most ${schema.max} items`);
+      const items = schema.items;
+      for (let i = 0; i < value.length; i++) {
+        const inner = firstProblem(value[i], items, strict);
+        if (inner) return within(i, inner);
+      }
+      return null;
+    }
+    case "map": {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) return here(`must be a mapping, not ${shown(value)}`);
+      const record = value as Record<string, unknown>;
+      for (const key in record) {
+        if (schema.keyPattern && !schema.keyPattern.test(key))
+          return { path: [key], message: `key must be ${schema.keyHint ?? schema.keyPattern.source}` };
+        const inner = firstProblem(record[key], schema.values, strict);
+        if (inner) return within(key, inner);
+      }
+      return null;
+    }
+    case "string":
+      if (typeof value !== "string") return here(`must be a string, not ${shown(value)}`);
+      if (schema.enum && !schema.enum.includes(value))
+        return here(`must be one of ${schema.enum.join(", ")} (got ${JSON.stringify(value)})`);
+      if (schema.maxLength !== undefined && value.length > schema.maxLength) return here(`must be at most ${schema.maxLength} characters`);
+      if (schema.pattern && !schema.pattern.test(value))
+        return here(`${JSON.stringify(value)} must be ${schema.hint ?? `like ${schema.pattern.source}`}`);
+      return null;
+    case "integer":
+    case "number":
+      if (typeof value !== "number" || !Number.isFinite(value) || (schema.kind === "integer" && !Number.isInteger(value)))
+        return here(`must be ${schema.kind === "integer" ? "an integer" : "a number"}, not ${shown(value)}`);
+      if ((schema.min !== undefined && value < schema.min) || (schema.max !== undefined && value > schema.max))
+        return here(`must be ${schema.min ?? "-∞"}–${schema.max ?? "∞"} (got ${value})`);
+      return null;
+    case "boolean":
+      if (typeof value !== "boolean") return here(`must be true or false, not ${shown(value)}`);
+      if (schema.only !== undefined && value !== schema.only) return here(`must be ${schema.only} when set`);
+      return null;
+    case "union": {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) return here(`must be a mapping, not ${shown(value)}`);
+      const tag = (value as Record<string, unknown>)[schema.key];
+      const variant = typeof tag === "string" ? schema.variants[tag] : undefined;
+      if (!variant) return { path: [schema.key], message: `must be one of ${Object.keys(schema.variants).join(", ")} (got ${shown(tag)})` };
+      return firstProblem(value, variant, strict);
+    }
+  }
+}
+
+/** A problem found by firstProblem: where inside the value, and what. */
+export interface Problem {
+  path: (string | number)[];
+  message: string;
+}
+
+const here = (message: string): Problem => ({ path: [], message });
+const within = (part: string | number, inner: Problem): Problem => ({ path: [part, ...inner.path], message: inner.message });
+
+/** A known name a couple of edits (or a letter case) away from `key`, for "did you mean". */
+function nearest(key: string, names: string[]): string | undefined {
+  const lower = key.toLowerCase();
+  const exact = names.find((n) => n.toLowerCase() === lower);
+  if (exact) return exact;
+  const close = names.map((n) => ({ n, d: editDistance(n.toLowerCase(), lower) })).sort((a, b) => a.d - b.d)[0];
+  return close && close.d <= (close.n.length >= 5 ? 2 : 1) ? close.n : undefined;
+}
+
+/** Levenshtein distance. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/** The schema as a JSON Schema (draft 2020-12), for editors. */
+export function toJsonSchema(schema: Schema): Record<string, unknown> {
+  switch (schema.kind) {
+    case "object":
+      return {
+        type: "object",
+        properties: Object.fromEntries(Object.entries(schema.fields).map(([k, v]) => [k, toJsonSchema(v)])),
+        ...(schema.required?.length ? { required: schema.required } : {}),
+        ...(schema.open ? {} : { additionalProperties: false }),
+        ...(schema.note ? { description: schema.note } : {}),
+      };
+    case "list":
+      return {
+        type: "array",
+        items: toJsonSchema(schema.items),
+        ...(schema.min ? { minItems: schema.min } : {}),
+        ...(schema.max ? { maxItems: schema.max } : {}),
+      };
+    case "map":
+      return {
+        type: "object",
+        additionalProperties: toJsonSchema(schema.values),
+        ...(schema.keyPattern ? { propertyNames: { pattern: schema.keyPattern.source } } : {}),
+      };
+    case "string":
+      return {
+        type: "string",
+        ...(schema.enum ? { enum: schema.enum } : {}),
+        ...(schema.pattern ? { pattern: schema.pattern.source } : {}),
+        ...(schema.hint ? { description: schema.hint } : {}),
+        ...(schema.maxLength ? { maxLength: schema.maxLength } : {}),
+      };
+    case "integer":
+    case "number":
+      return {
+        type: schema.kind,
+        ...(schema.min !== undefined ? { minimum: schema.min } : {}),
+        ...(schema.max !== undefined ? { maximum: schema.max } : {}),
+      };
+    case "boolean":
+      return { type: "boolean", ...(schema.only !== undefined ? { const: schema.only } : {}) };
+    case "union":
+      return { oneOf: Object.values(schema.variants).map(toJsonSchema) };
+    case "any":
+      return {};
+  }
+}
