@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FEATURES } from "../src/compile/features";
+import { FEATURES } from "../src/compile/report/features";
 import { markdownTable, replaceBetween } from "./lib/markdown-table";
 
 export const README_FILE = join(import.meta.dirname, "..", "README.md");

@@ -1,7 +1,7 @@
 /**
  * @module `npm run gen:schemas` writes the two generated schema files; test/unit/schemas.test.ts fails when
  * either is out of date:
- * - src/compile/schema/gateway-api-fields.json, the field names of every Gateway API kind kedge reads, for
+ * - src/compile/input/schema/gateway-api-fields.json, the field names of every Gateway API kind kedge reads, for
  *   each API version, as the pinned Gateway API release defines them. They are read from the TypeScript
  *   declarations of @kubernetes-models/gateway-api (generated from the release's Go types), so that an
  *   unknown field (a typo such as `vaule`) is found, which the package's own validators let through.
@@ -14,12 +14,12 @@ import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import ts from "typescript";
-import { edgeConfigJsonSchema } from "../src/compile/schema/edge-config-schema";
+import { edgeConfigJsonSchema } from "../src/compile/input/edge-config-schema";
 
 export type FieldNode = 0 | 1 | { o: Record<string, FieldNode> } | { a: FieldNode } | { m: FieldNode };
 
 const ROOT = join(import.meta.dirname, "..");
-export const FIELDS_FILE = join(ROOT, "src", "compile", "schema", "gateway-api-fields.json");
+export const FIELDS_FILE = join(ROOT, "src", "compile", "input", "schema", "gateway-api-fields.json");
 export const EDGE_SCHEMA_FILE = join(ROOT, "config", "kedge.schema.json");
 
 /** The kinds kedge reads from the Gateway API groups, by `group/version` folder of the package. */

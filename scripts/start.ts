@@ -3,7 +3,7 @@
  * kedge on http://127.0.0.1:8787 in workerd. Ctrl-C stops everything it started.
  */
 import { compileRouteTable } from "../src/compile/compile-route-table";
-import type { EdgeConfig } from "../src/compile/edge-config";
+import type { EdgeConfig } from "../src/compile/input/edge-config";
 import type { RouteTable } from "../src/table/route-table";
 import { type LocalGateway, startLocalGateway } from "./lib/local-gateway";
 import { type NetworkAddresses, networkEndpoints } from "./lib/network-stand-in";

@@ -6,7 +6,7 @@ import { compileRouteTable } from "../../src/compile/compile-route-table";
 import { matchHolds, matchRequest, type RequestFacts } from "../../src/routing/match-request";
 import { type PreparedMatch, type PreparedTable, prepareMatch, prepareTable } from "../../src/routing/prepared-table";
 import { canonicalJson } from "../../src/table/canonical-json";
-import { planStorage } from "../../src/compile/shard-table";
+import { planStorage } from "../../src/table/shard-table";
 import { parseRouteTable, parseStoredTable } from "../../src/table/parse-route-table";
 import { isSharded, type RouteTable } from "../../src/table/route-table";
 import { prepareDirectories, shardFor } from "../../src/routing/shard-directory";

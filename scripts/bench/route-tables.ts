@@ -3,7 +3,7 @@
  * route one rule with one match of a chosen kind, and requests that hit them.
  */
 import type { Manifest } from "../../src/gateway-api/manifest";
-import type { EdgeConfig } from "../../src/compile/edge-config";
+import type { EdgeConfig } from "../../src/compile/input/edge-config";
 import type { RequestFacts } from "../../src/routing/match-request";
 
 export type MatchKind = "exact" | "prefix" | "header" | "regex";

@@ -10,8 +10,8 @@
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest, type RequestOptions } from "node:https";
 import { KubeConfig } from "@kubernetes/client-node";
-import type { ClusterSettings } from "../../src/compile/edge-config";
-import { READ_KINDS } from "../../src/compile/kinds";
+import type { ClusterSettings } from "../../src/compile/input/edge-config";
+import { READ_KINDS } from "../../src/compile/input/kinds";
 import type { Manifest } from "../../src/gateway-api/manifest";
 import { parseManifestFile, type SkippedDocument } from "../../src/gateway-api/parse-manifests";
 import { UserError } from "./user-error";

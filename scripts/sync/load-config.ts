@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { parse, YAMLError } from "yaml";
-import { EdgeConfigError, type EdgeConfig, parseEdgeConfig } from "../../src/compile/edge-config";
+import { EdgeConfigError, type EdgeConfig, parseEdgeConfig } from "../../src/compile/input/edge-config";
 import { fileLocator } from "../../src/gateway-api/locate";
 import type { Manifest } from "../../src/gateway-api/manifest";
 import { ManifestSyntaxError, parseManifestFile, type SkippedDocument } from "../../src/gateway-api/parse-manifests";

@@ -5,7 +5,7 @@
  * (`cf1:network`, or `cf1:vnet:<UUID>` for one virtual network). Otherwise the Worker would have no way to
  * the cluster's pods and every request for them would answer 502. A missing block is printed ready to add.
  */
-import type { EdgeConfig } from "../../src/compile/edge-config";
+import type { EdgeConfig } from "../../src/compile/input/edge-config";
 import type { VpcNetworkBlock, WranglerFacts } from "../lib/wrangler-config";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

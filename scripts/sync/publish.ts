@@ -3,7 +3,7 @@
  * release. Until the pointer is written the edge keeps serving the previous table, so a sync stopped at any
  * point loses nothing; pushes of one table take turns (the lease), and none loses another's history entry.
  */
-import { joinShards, type StoragePlan } from "../../src/compile/shard-table";
+import { joinShards, type StoragePlan } from "../../src/table/shard-table";
 import { HISTORY_LIMIT, KV_KEYS } from "../../src/table/kv-keys";
 import { parseRouteTable, parseStoredTable, parseTableHistory, parseTablePointer } from "../../src/table/parse-route-table";
 import { isSharded, type RouteTable, type StoredTable, type TableHistoryEntry, type TablePointer } from "../../src/table/route-table";

@@ -1,5 +1,5 @@
 /** @module Prints what the compile found, per cluster and object, the way a controller's status reads. */
-import { type Condition, type Diagnostic, type ObjectRef, parentRefText, type ResourceStatus } from "../../src/compile/diagnostics";
+import { type Condition, type Diagnostic, type ObjectRef, parentRefText, type ResourceStatus } from "../../src/compile/status/diagnostics";
 import type { RouteTable } from "../../src/table/route-table";
 import type { SkippedDocument } from "../../src/gateway-api/parse-manifests";
 

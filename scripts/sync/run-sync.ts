@@ -1,6 +1,6 @@
 /** @module One sync run: load ▸ compile ▸ report ▸ (strict gate) ▸ push or dry-run or rollback. Returns the exit code. */
 import { type CompileResult, compileRouteTable } from "../../src/compile/compile-route-table";
-import { planStorage, type ShardLimits, type StoragePlan } from "../../src/compile/shard-table";
+import { planStorage, type ShardLimits, type StoragePlan } from "../../src/table/shard-table";
 import type { RouteTable } from "../../src/table/route-table";
 import { readWranglerFacts } from "../lib/wrangler-config";
 import type { SyncOptions } from "./args";

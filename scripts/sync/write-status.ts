@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import type { Condition, ResourceStatus } from "../../src/compile/diagnostics";
+import type { Condition, ResourceStatus } from "../../src/compile/status/diagnostics";
 import { UserError } from "./user-error";
 
 const CONTROLLER = "kedge.dev/edge";

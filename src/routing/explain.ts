@@ -7,11 +7,12 @@
  */
 import { presentedTokens } from "../session/session-cookie";
 import { isSealed, openToken, type Pin, sessionKeys, unverifiedPin } from "../session/session-token";
-import type { CompiledEndpoint, CompiledMatch, CompiledSession, SourceRef } from "../table/route-table";
+import type { CompiledEndpoint, CompiledSession, SourceRef } from "../table/route-table";
 import { candidatesFor, matchHolds, matchRequest, type RequestFacts } from "./match-request";
 import { ALL_HEALTHY, type EndpointHealth, poolFor } from "./endpoint-pool";
 import { localityTier, type RequestLocation } from "./locality";
 import { type PreparedMatch, type PreparedTable, slotsOf } from "./prepared-table";
+import { precedenceStep } from "../table/precedence";
 
 export interface CandidateVerdict {
   match: string;
@@ -61,22 +62,6 @@ export interface Explanation {
   /** In the order the Worker applies them. */
   filters: string[];
   invalid?: string;
-}
-
-const PATH_RANK: Record<string, number> = { Exact: 0, RegularExpression: 1, PathPrefix: 2 };
-
-/** Why `loser` ranks below `winner` for one host: the first Gateway API precedence step that tells them apart. */
-export function precedenceStep(winner: CompiledMatch, loser: CompiledMatch): string {
-  const [w, l] = [winner.path, loser.path];
-  if (PATH_RANK[w.type] !== PATH_RANK[l.type]) return `path type: ${w.type} ranks above ${l.type}`;
-  if (w.value.length !== l.value.length)
-    return `path: a longer ${w.type} (${w.value.length} characters) ranks above a shorter one (${l.value.length})`;
-  if ((winner.method !== undefined) !== (loser.method !== undefined)) return "method: a match on the method ranks above none";
-  if (winner.headers.length !== loser.headers.length)
-    return `headers: more header matches rank higher (${winner.headers.length} vs ${loser.headers.length})`;
-  if (winner.queryParams.length !== loser.queryParams.length)
-    return `query: more query parameter matches rank higher (${winner.queryParams.length} vs ${loser.queryParams.length})`;
-  return "equal specificity: the older route (then namespace/name, then rule order) wins";
 }
 
 /** Why a candidate does not hold for the request: the first condition that fails. */

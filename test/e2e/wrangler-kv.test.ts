@@ -99,7 +99,7 @@ spec:
     );
     try {
       const { parse } = await import("yaml");
-      const { parseEdgeConfig } = await import("../../src/compile/edge-config");
+      const { parseEdgeConfig } = await import("../../src/compile/input/edge-config");
       const { parseManifestFile } = await import("../../src/gateway-api/parse-manifests");
       const edge = parseEdgeConfig(parse(EDGE.replace("via-wrangler", "bulk")), "kedge.yaml");
       const result = await compileRouteTable(edge, parseManifestFile("c1", "many.yaml", manifests).manifests);

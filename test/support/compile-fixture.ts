@@ -1,7 +1,7 @@
 /** @module Compiles YAML text (an EdgeConfig plus cluster resources) the way the sync does, for tests. */
 import { parse } from "yaml";
 import { compileRouteTable, type CompileResult } from "../../src/compile/compile-route-table";
-import { parseEdgeConfig } from "../../src/compile/edge-config";
+import { parseEdgeConfig } from "../../src/compile/input/edge-config";
 import { parseManifestFile } from "../../src/gateway-api/parse-manifests";
 
 /** `clusters` maps a cluster name to its resources' YAML. */

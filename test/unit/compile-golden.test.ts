@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { describe, it } from "vitest";
 import { parseAllDocuments, stringify } from "yaml";
 import { compileRouteTable, type CompileResult } from "../../src/compile/compile-route-table";
-import { parentRefText } from "../../src/compile/diagnostics";
-import { parseEdgeConfig } from "../../src/compile/edge-config";
+import { parentRefText } from "../../src/compile/status/diagnostics";
+import { parseEdgeConfig } from "../../src/compile/input/edge-config";
 import { parseManifestFile } from "../../src/gateway-api/parse-manifests";
 import { canonicalJson, canonicalJsonWithLastKey } from "../../src/table/canonical-json";
 

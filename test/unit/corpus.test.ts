@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, it } from "vitest";
 import { parse } from "yaml";
 import { compileRouteTable, type CompileResult } from "../../src/compile/compile-route-table";
-import { parseEdgeConfig } from "../../src/compile/edge-config";
+import { parseEdgeConfig } from "../../src/compile/input/edge-config";
 import type { Manifest } from "../../src/gateway-api/manifest";
 import { parseManifestFile } from "../../src/gateway-api/parse-manifests";
 import { errorCount } from "../../scripts/sync/report";

@@ -4,7 +4,7 @@ import { parse } from "yaml";
 import type { VpcNetworkBlock } from "../../scripts/lib/wrangler-config";
 import { missingRoutesBlock, routeCovers, tableNameProblem } from "../../scripts/sync/deployment-checks";
 import { networkBindingProblems } from "../../scripts/sync/network-bindings";
-import { parseEdgeConfig } from "../../src/compile/edge-config";
+import { parseEdgeConfig } from "../../src/compile/input/edge-config";
 import { parseSyncArgs } from "../../scripts/sync/args";
 import { compileYaml } from "../support/compile-fixture";
 import { edgeConfig, gatewayAndRoute, service, yamlDocs } from "../support/manifests";

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "vitest";
 import { README_FILE, withFeatures } from "../../scripts/gen-features";
-import { FEATURES } from "../../src/compile/features";
+import { FEATURES } from "../../src/compile/report/features";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 

@@ -1,6 +1,6 @@
 import { describe, it } from "vitest";
-import { compileXBackend } from "../../src/compile/xbackends";
-import { parseEdgeConfig } from "../../src/compile/edge-config";
+import { compileXBackend } from "../../src/compile/backends/xbackends";
+import { parseEdgeConfig } from "../../src/compile/input/edge-config";
 import type { Manifest } from "../../src/gateway-api/manifest";
 import { compileYaml } from "../support/compile-fixture";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";

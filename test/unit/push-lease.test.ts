@@ -6,7 +6,7 @@
 import { describe, it } from "vitest";
 import { pushTable, readHistory, rollbackTable } from "../../scripts/sync/publish";
 import { LEASE_MS, takeLease } from "../../scripts/sync/push-lease";
-import { planStorage, type StoragePlan } from "../../src/compile/shard-table";
+import { planStorage, type StoragePlan } from "../../src/table/shard-table";
 import { KV_KEYS } from "../../src/table/kv-keys";
 import { compileYaml } from "../support/compile-fixture";
 import { edgeConfig, gatewayAndRoute, service, yamlDocs } from "../support/manifests";

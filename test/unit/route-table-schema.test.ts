@@ -6,7 +6,7 @@
 import { describe, it } from "vitest";
 import { loadConfig } from "../../scripts/sync/load-config";
 import { compileRouteTable } from "../../src/compile/compile-route-table";
-import { planStorage } from "../../src/compile/shard-table";
+import { planStorage } from "../../src/table/shard-table";
 import { parseRouteTable, parseShardedTable } from "../../src/table/parse-route-table";
 import type { RouteTable } from "../../src/table/route-table";
 import { ROUTE_TABLE_SCHEMA, SHARDED_TABLE_SCHEMA } from "../../src/table/route-table-schema";

@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { firstDifference } from "../../src/compile/sameness";
+import { firstDifference } from "../../src/compile/input/sameness";
 import { formatReport } from "../../scripts/sync/report";
 import { compileYaml } from "../support/compile-fixture";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";

@@ -4,7 +4,7 @@
  */
 import { describe, it } from "vitest";
 import { parse } from "yaml";
-import { EdgeConfigError, parseEdgeConfig } from "../../src/compile/edge-config";
+import { EdgeConfigError, parseEdgeConfig } from "../../src/compile/input/edge-config";
 import { fileLocator } from "../../src/gateway-api/locate";
 import { compileYaml } from "../support/compile-fixture";
 import { edgeConfig, service, yamlDocs } from "../support/manifests";

@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { compileSession, parseSessionPersistence } from "../../src/compile/session-persistence";
+import { compileSession, parseSessionPersistence } from "../../src/compile/backends/session-persistence";
 import { compileYaml } from "../support/compile-fixture";
 import { gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 

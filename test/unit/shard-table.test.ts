@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { diffTables } from "../../scripts/sync/diff-tables";
 import { planOrRefuse } from "../../scripts/sync/run-sync";
 import { UserError } from "../../scripts/sync/user-error";
-import { joinShards, planStorage } from "../../src/compile/shard-table";
+import { joinShards, planStorage } from "../../src/table/shard-table";
 import { matchRequest, type RequestFacts, type RouteMatch } from "../../src/routing/match-request";
 import { prepareTable } from "../../src/routing/prepared-table";
 import { parseStoredTable } from "../../src/table/parse-route-table";

@@ -1,8 +1,8 @@
 import { describe, it } from "vitest";
 import { parseDuration } from "../../src/gateway-api/duration";
 import { hostnameProblem, intersectHostnames } from "../../src/gateway-api/hostname";
-import { pathValueProblem } from "../../src/compile/route-matches";
-import { regexProblem } from "../../src/compile/re2-syntax";
+import { pathValueProblem } from "../../src/compile/routes/route-matches";
+import { regexProblem } from "../../src/compile/routes/re2-syntax";
 
 describe("regular expressions", () => {
   // RE2 matches in linear time, so the shapes that make a backtracking engine explode are fine.

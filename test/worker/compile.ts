@@ -1,7 +1,7 @@
 /** Compiles YAML the way the sync does, on the node side (global-setup's compile server): the Worker never loads the compiler. */
 import { inject } from "vitest";
 import type { CompileResult } from "../../src/compile/compile-route-table";
-import type { PlanResult } from "../../src/compile/shard-table";
+import type { PlanResult } from "../../src/table/shard-table";
 
 async function ask<T>(body: object): Promise<T> {
   const response = await fetch(`http://127.0.0.1:${inject("compilerPort")}/compile`, { method: "POST", body: JSON.stringify(body) });

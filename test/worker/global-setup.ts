@@ -6,7 +6,7 @@
 import { createServer, type Server } from "node:http";
 import type { TestProject } from "vitest/node";
 import { startOrigin } from "../../scripts/lib/origin-server";
-import { planStorage } from "../../src/compile/shard-table";
+import { planStorage } from "../../src/table/shard-table";
 import { compileYaml } from "../support/compile-fixture";
 
 declare module "vitest" {

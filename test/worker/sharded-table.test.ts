@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, inject, it } from "vitest";
 import worker from "../../src/index";
 import { cronRun, setOriginHealth } from "./active-health";
-import type { StoragePlan } from "../../src/compile/shard-table";
+import type { StoragePlan } from "../../src/table/shard-table";
 import { KV_KEYS } from "../../src/table/kv-keys";
 import { type HealthRecord, isSharded, type ShardedTable } from "../../src/table/route-table";
 import { compilePlanned } from "./compile";

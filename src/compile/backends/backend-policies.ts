@@ -1,0 +1,181 @@
+/**
+ * @module BackendLBPolicy (gateway.networking.k8s.io/v1alpha2) and XBackendTrafficPolicy
+ * (gateway.networking.x-k8s.io): what belongs to a backend's owner (GEP-1282), attached directly to a
+ * Service, ServiceImport, CompositeBackend or XBackend of its namespace: session persistence, and (on an
+ * XBackendTrafficPolicy) the retry budget. Either may be absent. A policy on a multi-cluster aggregate
+ * applies to the whole aggregate, whichever cluster declares it.
+ */
+import { apiGroup, isJsonObject, type Manifest } from "../../gateway-api/manifest";
+import type { CompiledRetryBudget, SourceRef } from "../../table/route-table";
+import { GATEWAY_GROUP, MCS_GROUP, X_GROUP } from "../input/api-groups";
+import type { CompositeBackends } from "./composite-backends";
+import { accepted, fails } from "../status/conditions";
+import type { Condition, Diagnostics } from "../status/diagnostics";
+import type { StatusBook } from "../status/status-book";
+import type { ResourceIndex } from "../input/resource-index";
+import { parseRetryConstraint } from "./retry-budget";
+import { parseSessionPersistence, sameSettings, type SessionSettings } from "./session-persistence";
+
+export const POLICY_KINDS: Record<string, string[]> = {
+  BackendLBPolicy: [GATEWAY_GROUP],
+  XBackendTrafficPolicy: [X_GROUP],
+};
+
+/** A policy that applies to a backend. */
+export interface AppliedPolicy {
+  /** `Kind cluster/namespace/name` of the policy, for messages. */
+  policy: string;
+  settings: SessionSettings;
+}
+
+/** Which backend a target names; aggregates are the same backend in every cluster. */
+function targetKey(kind: string, cluster: string, namespace: string, name: string): string {
+  return kind === "ServiceImport" || kind === "CompositeBackend"
+    ? `${kind}/${namespace}/${name}`
+    : `${kind}/${cluster}/${namespace}/${name}`;
+}
+
+/** Whether two target keys name one backend under namespace sameness: equal but for the cluster. */
+const sameBackend = (a: string, b: string): boolean => {
+  const withoutCluster = (key: string) => (/^(Service|XBackend)\//.test(key) ? key.replace(/^(\w+)\/[^/]*\//, "$1//") : key);
+  return withoutCluster(a) === withoutCluster(b);
+};
+
+/** The key of a compiled backend's source (what a policy's target must equal). */
+export const backendKey = (source: SourceRef): string => targetKey(source.kind, source.cluster, source.namespace, source.name);
+
+/** The target keys of a compiled backend: one per cluster for a cluster-local kind drawn from several clusters. */
+const keysOf = (source: SourceRef): string[] =>
+  source.kind === "Service" || source.kind === "XBackend"
+    ? source.cluster.split(",").map((cluster) => backendKey({ ...source, cluster }))
+    : [backendKey(source)];
+
+const TARGET_KINDS: Record<string, string[]> = {
+  Service: ["", "core"],
+  ServiceImport: [MCS_GROUP],
+  CompositeBackend: [GATEWAY_GROUP, X_GROUP],
+  XBackend: [X_GROUP],
+};
+
+/** Older first, then cluster and input order: the spec's rule for which of two conflicting policies wins. */
+function byAge(a: Manifest, b: Manifest): number {
+  const ta = a.metadata.creationTimestamp ?? "\uffff";
+  const tb = b.metadata.creationTimestamp ?? "\uffff";
+  return ta < tb ? -1 : ta > tb ? 1 : 0;
+}
+
+export class BackendPolicies {
+  private readonly byTarget = new Map<string, AppliedPolicy>();
+  /** Retry budgets by target key; the older policy's wins. */
+  private readonly budgets = new Map<string, CompiledRetryBudget>();
+  /** The backend keys each policy is about (accepted or conflicted), for its ancestors. */
+  readonly targetsOf = new Map<Manifest, string[]>();
+
+  constructor(index: ResourceIndex, composites: CompositeBackends, diagnostics: Diagnostics, book: StatusBook) {
+    const policies = Object.entries(POLICY_KINDS)
+      .flatMap(([kind, groups]) => index.all(kind).filter((p) => groups.includes(apiGroup(p.apiVersion))))
+      .sort(byAge);
+    const cookieNames = new Map<string, string>();
+    for (const policy of policies) {
+      const label = `${policy.kind} ${policy.cluster}/${policy.metadata.namespace}/${policy.metadata.name}`;
+      const report = (conditions: Condition[], targets: string[] = []) => {
+        book.setConditions(policy, conditions);
+        this.targetsOf.set(policy, targets);
+      };
+      const reject = (field: string, reason: string, message: string, targets?: string[]) => {
+        diagnostics.error(policy, field, reason, message);
+        report([fails("Accepted", reason, message)], targets);
+      };
+      const settings =
+        policy.spec.sessionPersistence === undefined
+          ? undefined
+          : parseSessionPersistence(policy.spec.sessionPersistence, "spec.sessionPersistence");
+      if (settings && "reason" in settings) {
+        reject(settings.field, "Invalid", settings.message);
+        continue;
+      }
+      // BackendLBPolicy has no retryConstraint; read on it, the field would be a silent no-op.
+      const budget =
+        policy.spec.retryConstraint === undefined || policy.kind !== "XBackendTrafficPolicy"
+          ? undefined
+          : parseRetryConstraint(policy.spec.retryConstraint, "spec.retryConstraint");
+      if (budget && "reason" in budget) {
+        reject(budget.field, "Invalid", budget.message);
+        continue;
+      }
+      const targets = this.targets(policy, index, composites);
+      if (typeof targets === "string") {
+        reject("spec.targetRefs", targets.startsWith("TargetNotFound") ? "TargetNotFound" : "Invalid", targets.replace(/^\w+: /, ""));
+        continue;
+      }
+      const problem = settings ? this.sessionConflict(targets, settings, cookieNames) : undefined;
+      if (problem) {
+        reject("spec.targetRefs", "Conflicted", `${problem}; the older policy wins`, targets);
+        continue;
+      }
+      for (const key of targets) {
+        if (settings && !this.byTarget.has(key)) this.byTarget.set(key, { policy: label, settings });
+        if (settings?.name) cookieNames.set(`${settings.type}:${settings.name}`, key);
+        if (budget && !this.budgets.has(key)) this.budgets.set(key, budget);
+      }
+      report([accepted()], targets);
+    }
+  }
+
+  /** Why `settings` cannot apply to `targets`: another policy's persistence there, or its name on another backend. */
+  private sessionConflict(targets: string[], settings: SessionSettings, cookieNames: Map<string, string>): string | undefined {
+    const conflict = targets
+      .map((key) => {
+        const other = this.byTarget.get(key);
+        return other && !sameSettings(other.settings, settings) ? `${key} already has session persistence from ${other.policy}` : undefined;
+      })
+      .find(Boolean);
+    if (conflict) return conflict;
+    const nameOwner = settings.name ? cookieNames.get(`${settings.type}:${settings.name}`) : undefined;
+    // One name may serve one backend: the same Service in several clusters is one backend (sameness).
+    if (nameOwner !== undefined && !targets.some((t) => sameBackend(t, nameOwner)))
+      return `${settings.type.toLowerCase()} name ${settings.name} is already used for ${nameOwner}`;
+    return undefined;
+  }
+
+  /** The keys of the policy's targets, or the first problem as `Reason: message`. */
+  private targets(policy: Manifest, index: ResourceIndex, composites: CompositeBackends): string[] | string {
+    const raw = policy.spec.targetRefs;
+    if (!Array.isArray(raw) || raw.length === 0 || raw.length > 16) return "Invalid: targetRefs must list 1 to 16 backends";
+    const { namespace } = policy.metadata;
+    const keys: string[] = [];
+    for (const [i, ref] of raw.entries()) {
+      if (!isJsonObject(ref) || typeof ref.kind !== "string" || typeof ref.name !== "string")
+        return `Invalid: targetRefs[${i}] needs kind and name`;
+      const group = typeof ref.group === "string" ? ref.group : "";
+      if (!TARGET_KINDS[ref.kind]?.includes(group)) {
+        return `Invalid: targetRefs[${i}] kind ${group ? `${group}/` : ""}${ref.kind} is not a backend (Service, ServiceImport, CompositeBackend, XBackend)`;
+      }
+      if (ref.namespace !== undefined && ref.namespace !== namespace) return `Invalid: targetRefs[${i}] must be in the policy's namespace`;
+      const exists =
+        ref.kind === "CompositeBackend"
+          ? composites.isDeclared(namespace, ref.name)
+          : ref.kind === "ServiceImport"
+            ? index.all("ServiceExport").some((e) => e.metadata.namespace === namespace && e.metadata.name === ref.name)
+            : index.get(policy.cluster, ref.kind, namespace, ref.name) !== undefined;
+      if (!exists) return `TargetNotFound: ${ref.kind} ${namespace}/${ref.name} not found`;
+      keys.push(targetKey(ref.kind, policy.cluster, namespace, ref.name));
+    }
+    return keys;
+  }
+
+  /**
+   * The policies that apply to a compiled backend: one, or for a Service of a route applied to several
+   * clusters, each cluster's (a rule whose backends disagree is reported by the caller).
+   */
+  forBackend(source: SourceRef): AppliedPolicy[] {
+    return keysOf(source).flatMap((key) => this.byTarget.get(key) ?? []);
+  }
+
+  /** The retry budget a policy sets for a compiled backend (for one in several clusters, the first cluster's). */
+  retryBudgetFor(source: SourceRef): CompiledRetryBudget | undefined {
+    return keysOf(source)
+      .map((key) => this.budgets.get(key))
+      .find(Boolean);
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * @module Resolves a Service port of one cluster to the endpoints the edge can reach (DESIGN.md §3):
+ * EndpointSlice addresses, the Service's load-balancer ingress, or a per-cluster hostname template.
+ */
+import { isJsonObject, type Manifest } from "../../gateway-api/manifest";
+import type { CompiledEndpoint } from "../../table/route-table";
+import type { ClusterSettings } from "../input/edge-config";
+import { isIpLiteral } from "../../gateway-api/hostname";
+import type { ResourceIndex } from "../input/resource-index";
+import type { ServicePort, Transport } from "./service-transport";
+
+export type { ServicePort };
+
+const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
+
+/** The Service's ports; a port without a name has the name "" (as in EndpointSlice ports). */
+export function servicePorts(service: Manifest): ServicePort[] {
+  const ports = Array.isArray(service.spec.ports) ? service.spec.ports : [];
+  return ports.flatMap((p) =>
+    isJsonObject(p) && typeof p.port === "number"
+      ? [
+          {
+            name: typeof p.name === "string" ? p.name : "",
+            port: p.port,
+            ...(typeof p.appProtocol === "string" ? { appProtocol: p.appProtocol } : {}),
+          },
+        ]
+      : [],
+  );
+}
+
+function endpoint(
+  cluster: ClusterSettings,
+  transport: Transport,
+  host: string,
+  port: number,
+  flags: Pick<CompiledEndpoint, "ready" | "serving" | "terminating" | "zone">,
+): CompiledEndpoint {
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  // Only a name can be resolved for the Worker; an IP address from a load balancer is called as it is.
+  const keep = "keepClientHost" in cluster.endpoints && cluster.endpoints.keepClientHost && !isIpLiteral(host) && !transport.serverName;
+  const { network } = cluster.endpoints;
+  return {
+    // Cluster-qualified: two clusters' pods may share an address (overlapping pod CIDRs) and stay apart.
+    id: `${cluster.name}/${urlHost}:${port}`,
+    cluster: cluster.name,
+    ...transport,
+    host,
+    port,
+    weight: cluster.weight,
+    ...flags,
+    ...(keep ? { keepClientHost: true as const } : {}),
+    ...(network ? { network } : {}),
+  };
+}
+
+/**
+ * Kubernetes port semantics: the backendRef's port names a Service port; its endpoints are the
+ * EndpointSlice ports with that port's name, so slices of one Service may carry different port numbers.
+ * A condition left unset counts as ready/serving (EndpointSlice API: nil means ready).
+ */
+function fromEndpointSlices(
+  index: ResourceIndex,
+  cluster: ClusterSettings,
+  transport: Transport,
+  service: Manifest,
+  port: ServicePort,
+): CompiledEndpoint[] {
+  const result: CompiledEndpoint[] = [];
+  for (const slice of index.all("EndpointSlice")) {
+    if (slice.cluster !== cluster.name || slice.metadata.namespace !== service.metadata.namespace) continue;
+    if (slice.metadata.labels[SERVICE_NAME_LABEL] !== service.metadata.name) continue;
+    const sliceAddressType = slice.raw.addressType;
+    if (sliceAddressType !== undefined && sliceAddressType !== "IPv4" && sliceAddressType !== "IPv6" && sliceAddressType !== "FQDN")
+      continue;
+    const ports = Array.isArray(slice.raw.ports) ? slice.raw.ports : [];
+    const slicePort = ports.find((p) => isJsonObject(p) && (typeof p.name === "string" ? p.name : "") === port.name);
+    if (!isJsonObject(slicePort) || typeof slicePort.port !== "number") continue;
+    const endpoints = Array.isArray(slice.raw.endpoints) ? slice.raw.endpoints : [];
+    for (const e of endpoints) {
+      if (!isJsonObject(e) || !Array.isArray(e.addresses) || typeof e.addresses[0] !== "string") continue;
+      const conditions = isJsonObject(e.conditions) ? e.conditions : {};
+      const ready = conditions.ready !== false;
+      const serving = typeof conditions.serving === "boolean" ? conditions.serving : ready;
+      const terminating = conditions.terminating === true;
+      const zone = typeof e.zone === "string" ? e.zone : undefined;
+      result.push(endpoint(cluster, transport, e.addresses[0], slicePort.port, { ready, serving, terminating, zone }));
+    }
+  }
+  return result;
+}
+
+function fromLoadBalancer(cluster: ClusterSettings, transport: Transport, service: Manifest, port: ServicePort): CompiledEndpoint[] {
+  const lb = isJsonObject(service.status.loadBalancer) ? service.status.loadBalancer : {};
+  const ingress = Array.isArray(lb.ingress) ? lb.ingress : [];
+  return ingress.flatMap((i) => {
+    if (!isJsonObject(i)) return [];
+    const host = typeof i.hostname === "string" ? i.hostname : typeof i.ip === "string" ? i.ip : undefined;
+    return host ? [endpoint(cluster, transport, host, port.port, { ready: true, serving: true, terminating: false })] : [];
+  });
+}
+
+function fromHostname(
+  cluster: ClusterSettings,
+  transport: Transport,
+  service: Manifest,
+  port: ServicePort,
+  template: string,
+  templatePort?: number,
+): CompiledEndpoint[] {
+  const host = template
+    .replaceAll("{service}", service.metadata.name)
+    .replaceAll("{namespace}", service.metadata.namespace)
+    .replaceAll("{cluster}", cluster.name);
+  return [endpoint(cluster, transport, host, templatePort ?? port.port, { ready: true, serving: true, terminating: false })];
+}
+
+/** Endpoints of one Service port in its cluster, called with `transport`, deduplicated by id, in a stable order. */
+export function resolveServiceEndpoints(
+  index: ResourceIndex,
+  cluster: ClusterSettings,
+  transport: Transport,
+  service: Manifest,
+  port: ServicePort,
+): CompiledEndpoint[] {
+  const source = cluster.endpoints;
+  const found =
+    source.from === "EndpointSlice"
+      ? fromEndpointSlices(index, cluster, transport, service, port)
+      : source.from === "LoadBalancer"
+        ? fromLoadBalancer(cluster, transport, service, port)
+        : fromHostname(cluster, transport, service, port, source.hostnameTemplate, source.port);
+  const byId = new Map<string, CompiledEndpoint>();
+  for (const e of found) {
+    const seen = byId.get(e.id);
+    // The same address in two slices (e.g. during a rollout): keep the healthier view.
+    if (!seen || (!seen.ready && e.ready)) byId.set(e.id, e);
+  }
+  return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}

@@ -1,0 +1,354 @@
+/**
+ * @module Resolves one backendRef's target to a table backend, by kind: Service (the route's own cluster;
+ * for a route applied identically to several clusters, each of those clusters' Service), ServiceImport
+ * (every cluster that exports the Service), CompositeBackend (the union of every cluster's same-named
+ * CompositeBackend), XBackend (an external hostname), after the checks every kind shares (its kind, its
+ * port, a ReferenceGrant for another namespace). Each backend is built once (the registry).
+ */
+import type { Manifest } from "../../gateway-api/manifest";
+import type { CompiledBackend, CompiledEndpoint } from "../../table/route-table";
+import { GATEWAY_GROUP, MCS_GROUP, X_GROUP } from "../input/api-groups";
+import type { ClusterSettings, EdgeConfig } from "../input/edge-config";
+import { isReferencePermitted } from "../input/reference-grant";
+import type { ResourceIndex } from "../input/resource-index";
+import { type FieldProblem, isProblem } from "../status/problems";
+import type { BackendPolicies } from "./backend-policies";
+import type { BackendRegistry } from "./registry";
+import type { BackendTlsPolicies } from "./backend-tls";
+import type { CompositeBackends } from "./composite-backends";
+import { resolveServiceEndpoints, servicePorts } from "./service-endpoints";
+import { isRefusal, type ServicePort, serviceTransport } from "./service-transport";
+import { externalEndpoint, type XBackends } from "./xbackends";
+
+/**
+ * The route whose refs are resolved, and the clusters it stands for: its own, or every cluster holding an
+ * identical copy (namespace sameness). Cluster-local kinds (Service, XBackend) resolve in each of them.
+ */
+export interface RouteScope {
+  route: Manifest;
+  clusters: string[];
+}
+
+export interface BackendContext {
+  index: ResourceIndex;
+  edge: EdgeConfig;
+  backendTls: BackendTlsPolicies;
+  xbackends: XBackends;
+  composites: CompositeBackends;
+  policies: BackendPolicies;
+  /** Backends found so far, by id; shared by every rule so each backend is compiled once. */
+  backends: BackendRegistry;
+}
+
+/** One backendRef after the checks every kind shares. */
+interface Target {
+  route: Manifest;
+  /** The route's clusters in which the reference is permitted (ReferenceGrant). */
+  clusters: string[];
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  port?: number;
+  at: string;
+}
+
+/** A route cluster a resolved ref draws nothing from, and why. */
+export interface Missing {
+  cluster: string;
+  why: string;
+}
+
+/**
+ * A resolved ref, the clusters it could not be resolved in, and those it draws from (when they are not
+ * the route's clusters, as for a CompositeBackend).
+ */
+export type Resolution = { backend: string; missing?: Missing[]; from?: string[] } | FieldProblem;
+
+const notFound = (t: Target, message: string): FieldProblem => ({ field: `${t.at}.name`, reason: "BackendNotFound", message });
+
+/** The Service port a ref's port names; with no port, the Service's only port. */
+function pickServicePort(service: Manifest, port: number | undefined): ServicePort | undefined {
+  const ports = servicePorts(service);
+  return port === undefined ? (ports.length === 1 ? ports[0] : undefined) : ports.find((p) => p.port === port);
+}
+
+/** Endpoints of one Service port in one cluster, with the transport the edge calls them with. */
+interface ServicePart {
+  settings: ClusterSettings;
+  service: Manifest;
+  port: ServicePort;
+}
+
+/**
+ * The endpoints of every part, or the first part's reason the edge cannot call it (appProtocol,
+ * BackendTLSPolicy): a ref to a Service the edge cannot speak to as its owner asks is invalid as a whole.
+ */
+function endpointsOfParts(ctx: BackendContext, parts: ServicePart[], at: string): CompiledEndpoint[] | FieldProblem {
+  const endpoints: CompiledEndpoint[] = [];
+  for (const { settings, service, port } of parts) {
+    const transport = serviceTransport(ctx.backendTls, settings, service.metadata, port);
+    if (isRefusal(transport)) return { field: at, ...transport };
+    endpoints.push(...resolveServiceEndpoints(ctx.index, settings, transport, service, port));
+  }
+  return endpoints;
+}
+
+/**
+ * Stores a backend once; later rules naming the same id reuse it. `target` is what session pins name it by:
+ * the backendRef's target without the clusters it resolved in (the id itself when it names none).
+ */
+function register(ctx: BackendContext, backend: () => Omit<CompiledBackend, "target">, id: string, target = id): Resolution {
+  ctx.backends.register(id, target, backend);
+  return { backend: id };
+}
+
+function clusterOf(ctx: BackendContext, name: string): ClusterSettings | undefined {
+  return ctx.edge.clusters.find((c) => c.name === name);
+}
+
+/** The route clusters a resolved backend draws from, in the id: one cluster as is, several joined by commas. */
+const clusterList = (clusters: string[]) => clusters.join(",");
+
+/**
+ * kind Service: endpoints of the route's own cluster only (GEP-1748: Service means cluster-local). A route
+ * that stands for identical copies in several clusters resolves it in each; a cluster without the Service
+ * (or the port) contributes nothing and is named.
+ */
+function resolveService(ctx: BackendContext, t: Target): Resolution {
+  if (t.port === undefined)
+    return { field: `${t.at}.port`, reason: "UnsupportedValue", message: `port is required for Service ${t.namespace}/${t.name}` };
+  const found = t.clusters.map((cluster) => {
+    const service = ctx.index.get(cluster, "Service", t.namespace, t.name);
+    const port = service && pickServicePort(service, t.port);
+    const settings = clusterOf(ctx, cluster);
+    return { cluster, service, port, settings };
+  });
+  const contributing = found.filter((f) => f.service && f.port && f.settings);
+  const missing = found.filter((f) => !contributing.includes(f));
+  if (contributing.length === 0) {
+    const first = found[0]!;
+    const where = t.clusters.length > 1 ? `any of clusters ${t.clusters.join(", ")}` : `cluster ${first.cluster}`;
+    if (found.some((f) => f.service))
+      return {
+        field: `${t.at}.port`,
+        reason: "BackendNotFound",
+        message: `Service ${t.namespace}/${t.name} has no port ${t.port} in ${where}`,
+      };
+    return notFound(t, `Service ${t.namespace}/${t.name} not found in ${where}`);
+  }
+  const port = contributing[0]!.port!.port;
+  const clusters = contributing.map((f) => f.cluster);
+  const endpoints = endpointsOfParts(
+    ctx,
+    contributing.map((f) => ({ settings: f.settings!, service: f.service!, port: f.port! })),
+    t.at,
+  );
+  if (isProblem(endpoints)) return endpoints;
+  const id = `Service/${clusterList(clusters)}/${t.namespace}/${t.name}:${port}`;
+  const resolved = register(
+    ctx,
+    () => ({ id, source: { cluster: clusterList(clusters), kind: "Service", namespace: t.namespace, name: t.name }, port, endpoints }),
+    id,
+    `Service/${t.namespace}/${t.name}:${port}`,
+  );
+  const why = (f: (typeof found)[number]) =>
+    !f.service
+      ? `Service ${t.namespace}/${t.name} not found`
+      : !f.port
+        ? `Service ${t.namespace}/${t.name} has no port ${t.port}`
+        : "cluster not in the edge settings";
+  return missing.length > 0 ? { ...resolved, missing: missing.map((f) => ({ cluster: f.cluster, why: why(f) })) } : resolved;
+}
+
+/** kind ServiceImport: the union of every cluster that exports the Service (ServiceExport + Service). */
+function resolveServiceImport(ctx: BackendContext, t: Target): Resolution {
+  if (t.port === undefined) {
+    return { field: `${t.at}.port`, reason: "UnsupportedValue", message: `port is required for ServiceImport ${t.namespace}/${t.name}` };
+  }
+  const exporters = ctx.edge.clusters.flatMap((cluster) => {
+    if (!ctx.index.get(cluster.name, "ServiceExport", t.namespace, t.name)) return [];
+    const service = ctx.index.get(cluster.name, "Service", t.namespace, t.name);
+    const port = service && pickServicePort(service, t.port);
+    return service && port ? [{ cluster, service, port }] : [];
+  });
+  if (exporters.length === 0) {
+    return notFound(t, `no cluster exports Service ${t.namespace}/${t.name} with port ${t.port} (a ServiceExport next to the Service)`);
+  }
+  const endpoints = endpointsOfParts(
+    ctx,
+    exporters.map((e) => ({ settings: e.cluster, service: e.service, port: e.port })),
+    t.at,
+  );
+  if (isProblem(endpoints)) return endpoints;
+  const id = `ServiceImport/${t.namespace}/${t.name}:${t.port}`;
+  return register(
+    ctx,
+    () => ({
+      id,
+      source: { cluster: exporters.map((e) => e.cluster.name).join(","), kind: "ServiceImport", namespace: t.namespace, name: t.name },
+      port: t.port!,
+      endpoints,
+    }),
+    id,
+  );
+}
+
+/** kind CompositeBackend: the union of the targets of every accepted same-named CompositeBackend. */
+function resolveComposite(ctx: BackendContext, t: Target): Resolution {
+  const members = ctx.composites.membersOf(t.namespace, t.name);
+  if (members.length === 0) {
+    return notFound(
+      t,
+      ctx.composites.isDeclared(t.namespace, t.name)
+        ? `CompositeBackend ${t.namespace}/${t.name} is not accepted with a resolvable target in any cluster`
+        : `CompositeBackend ${t.namespace}/${t.name} not found in any cluster`,
+    );
+  }
+  const endpoints: CompiledEndpoint[] = [];
+  const contributing = new Set<string>();
+  const missing: Missing[] = [];
+  for (const member of members) {
+    const cluster = clusterOf(ctx, member.cluster);
+    if (!cluster) continue;
+    for (const target of member.targets) {
+      if (target.kind === "XBackend") {
+        const xb = ctx.xbackends.get(member.cluster, t.namespace, target.name);
+        if (xb?.ok) {
+          endpoints.push(externalEndpoint(cluster, xb.target));
+          contributing.add(member.cluster);
+        }
+        continue;
+      }
+      const service = ctx.index.get(member.cluster, "Service", t.namespace, target.name);
+      const port = service && pickServicePort(service, t.port);
+      if (!service || !port) {
+        const what = t.port === undefined ? "more than one port (set the backendRef's port)" : `no port ${t.port}`;
+        missing.push({ cluster: member.cluster, why: `Service ${t.namespace}/${target.name} has ${what}` });
+        continue;
+      }
+      const found = endpointsOfParts(ctx, [{ settings: cluster, service, port }], t.at);
+      if (isProblem(found)) return found;
+      endpoints.push(...found);
+      contributing.add(member.cluster);
+    }
+  }
+  if (contributing.size === 0) {
+    return {
+      field: `${t.at}.port`,
+      reason: "BackendNotFound",
+      message: `no target of CompositeBackend ${t.namespace}/${t.name} has ${t.port === undefined ? "a single port (set port)" : `port ${t.port}`}`,
+    };
+  }
+  const id = `CompositeBackend/${t.namespace}/${t.name}${t.port === undefined ? "" : `:${t.port}`}`;
+  const resolved = register(
+    ctx,
+    () => ({
+      id,
+      source: { cluster: members.map((m) => m.cluster).join(","), kind: "CompositeBackend", namespace: t.namespace, name: t.name },
+      port: t.port ?? 0,
+      endpoints,
+    }),
+    id,
+  );
+  // A cluster whose target lacks the port is a member that adds nothing here: say which, and why.
+  const gaps = missing.filter((m) => !contributing.has(m.cluster));
+  return gaps.length > 0 ? { ...resolved, missing: gaps, from: [...contributing] } : resolved;
+}
+
+/**
+ * kind XBackend: one external hostname; the XBackend must live in the route's namespace and cluster (for a
+ * route in several clusters, each cluster's XBackend of that name; copies naming the same URL are one).
+ */
+function resolveXBackend(ctx: BackendContext, t: Target): Resolution {
+  if (t.namespace !== t.route.metadata.namespace) {
+    return { field: `${t.at}.namespace`, reason: "RefNotPermitted", message: "an XBackend must be in the same namespace as the route" };
+  }
+  const found = t.clusters.map((cluster) => ({ cluster, xb: ctx.xbackends.get(cluster, t.namespace, t.name) }));
+  const accepted = found.flatMap((f) => (f.xb?.ok ? [{ cluster: f.cluster, target: f.xb.target }] : []));
+  if (accepted.length === 0) {
+    const { cluster, xb } = found.find((f) => f.xb) ?? found[0]!;
+    if (!xb || xb.ok) return notFound(t, `XBackend ${t.namespace}/${t.name} not found in cluster ${cluster}`);
+    const reason = xb.problem.reason === "UnsupportedProtocol" ? "UnsupportedProtocol" : "BackendNotFound";
+    return { field: t.at, reason, message: `XBackend ${t.namespace}/${t.name} is not accepted: ${xb.problem.message}` };
+  }
+  const clusters = accepted.map((a) => a.cluster);
+  const id = `XBackend/${clusterList(clusters)}/${t.namespace}/${t.name}`;
+  const endpoints = new Map<string, CompiledEndpoint>();
+  for (const { cluster, target } of accepted) {
+    // A lone external endpoint takes all of its backend's traffic, whatever its cluster's weight.
+    const endpoint = externalEndpoint({ name: cluster, weight: 1 }, target);
+    const url = `${endpoint.scheme}://${endpoint.host}:${endpoint.port}#${endpoint.mtlsBinding ?? ""}`;
+    if (!endpoints.has(url)) endpoints.set(url, endpoint);
+  }
+  const resolved = register(
+    ctx,
+    () => ({
+      id,
+      source: { cluster: clusterList(clusters), kind: "XBackend", namespace: t.namespace, name: t.name },
+      port: accepted[0]!.target.port,
+      endpoints: [...endpoints.values()],
+    }),
+    id,
+    `XBackend/${t.namespace}/${t.name}`,
+  );
+  const missing = found
+    .filter((f) => !clusters.includes(f.cluster))
+    .map((f) => ({
+      cluster: f.cluster,
+      why: f.xb ? `XBackend ${t.namespace}/${t.name} not accepted` : `XBackend ${t.namespace}/${t.name} not found`,
+    }));
+  return missing.length > 0 ? { ...resolved, missing } : resolved;
+}
+
+const RESOLVERS: Record<string, (ctx: BackendContext, t: Target) => Resolution> = {
+  "/Service": resolveService,
+  // The CompositeBackend proposal's own route names the kind without a group.
+  "/CompositeBackend": resolveComposite,
+  [`${MCS_GROUP}/ServiceImport`]: resolveServiceImport,
+  [`${GATEWAY_GROUP}/CompositeBackend`]: resolveComposite,
+  [`${X_GROUP}/CompositeBackend`]: resolveComposite,
+  [`${X_GROUP}/XBackend`]: resolveXBackend,
+};
+
+/** Resolves the target `ref` names (at `at` in the route), for the route `scope` stands for. */
+export function resolveTarget(ctx: BackendContext, scope: RouteScope, ref: Record<string, unknown>, at: string): Resolution {
+  const { route } = scope;
+  const written = typeof ref.group === "string" ? ref.group : "";
+  const kind = typeof ref.kind === "string" ? ref.kind : "Service";
+  const resolver = RESOLVERS[`${written}/${kind}`];
+  // A CompositeBackend named without a group (as the proposal writes it) is the Gateway API group's.
+  const group = kind === "CompositeBackend" && written === "" ? GATEWAY_GROUP : written;
+  if (!resolver) {
+    const supported = "Service, multicluster.x-k8s.io/ServiceImport, CompositeBackend, gateway.networking.x-k8s.io/XBackend";
+    return {
+      field: `${at}.kind`,
+      reason: "InvalidKind",
+      message: `backendRef kind ${group ? `${group}/` : ""}${kind} is not supported (${supported})`,
+    };
+  }
+  const namespace = typeof ref.namespace === "string" ? ref.namespace : route.metadata.namespace;
+  const name = ref.name as string;
+  if (ref.port !== undefined && !(typeof ref.port === "number" && Number.isInteger(ref.port) && ref.port >= 1 && ref.port <= 65535)) {
+    return { field: `${at}.port`, reason: "UnsupportedValue", message: "port must be 1-65535" };
+  }
+  // A grant lives in the target's namespace of each cluster: a cluster without one contributes nothing.
+  const from = { group: GATEWAY_GROUP, kind: "HTTPRoute", namespace: route.metadata.namespace };
+  const permitted =
+    kind === "XBackend"
+      ? scope.clusters
+      : scope.clusters.filter((cluster) => isReferencePermitted(ctx.index, { cluster, from, to: { group, kind, namespace, name } }));
+  if (permitted.length === 0) {
+    return {
+      field: `${at}.namespace`,
+      reason: "RefNotPermitted",
+      message: `no ReferenceGrant in namespace ${namespace} allows this route to use ${kind} ${name}`,
+    };
+  }
+  const resolved = resolver(ctx, { route, clusters: permitted, group, kind, namespace, name, port: ref.port as number | undefined, at });
+  const refused = scope.clusters
+    .filter((c) => !permitted.includes(c))
+    .map((cluster) => ({ cluster, why: `no ReferenceGrant in namespace ${namespace} allows it` }));
+  if (isProblem(resolved) || refused.length === 0) return resolved;
+  return { ...resolved, missing: [...(resolved.missing ?? []), ...refused] };
+}

@@ -1,0 +1,244 @@
+/**
+ * @module XBackend (gateway.networking.x-k8s.io/v1alpha1, type ExternalHostname): a backend outside
+ * every cluster. Validates what the upstream schema misses (IP literals, cluster-internal names,
+ * localhost) and what a Worker can honour (protocol, TLS mode, client certificates), so each object
+ * is either usable at the edge or rejected with a condition that says why. Never silent.
+ */
+import { hostnameMatches, hostnameProblem, isIpLiteral, isLocalhost } from "../../gateway-api/hostname";
+import { isJsonObject, type Manifest } from "../../gateway-api/manifest";
+import { accepted, fails } from "../status/conditions";
+import type { Condition, Diagnostics } from "../status/diagnostics";
+import type { StatusBook } from "../status/status-book";
+import type { CompiledEndpoint } from "../../table/route-table";
+import type { EgressSettings } from "../input/edge-config";
+import { type FieldProblem } from "../status/problems";
+
+/** Protocols a Worker's fetch() speaks to an upstream: HTTP/1.1 semantics (MCP is JSON-RPC over HTTP). */
+const HONOURED_PROTOCOLS = new Set(["HTTP", "HTTP11", "MCP"]);
+/** In the CRD enum, but not something fetch() can be made to speak. */
+const UNHONOURED_PROTOCOLS: Record<string, string> = {
+  HTTP2: "a Worker's fetch() cannot require HTTP/2 towards an upstream (the platform negotiates it)",
+  H2C: "a Worker's fetch() cannot speak cleartext HTTP/2 (h2c)",
+  TCP: "HTTPRoute traffic is proxied with fetch(); raw TCP backends are not supported",
+};
+
+/** An accepted XBackend: where the edge sends requests. */
+export interface ExternalTarget {
+  hostname: string;
+  port: number;
+  scheme: "http" | "https";
+  mtlsBinding?: string;
+}
+
+export type XBackendResult = { ok: true; target: ExternalTarget } | { ok: false; problem: FieldProblem };
+
+/** The single endpoint of an accepted XBackend, as seen from `cluster` (whose weight it carries). */
+export function externalEndpoint(cluster: { name: string; weight: number }, target: ExternalTarget): CompiledEndpoint {
+  const { hostname, port, scheme, mtlsBinding } = target;
+  return {
+    id: `${cluster.name}/${hostname}:${port}`,
+    cluster: cluster.name,
+    scheme,
+    host: hostname,
+    port,
+    weight: cluster.weight,
+    ready: true,
+    serving: true,
+    terminating: false,
+    external: true,
+    ...(mtlsBinding ? { mtlsBinding } : {}),
+  };
+}
+
+const key = (cluster: string, namespace: string, name: string) => `${cluster}/${namespace}/${name}`;
+
+/** Names no edge should be pointed at by a namespace owner: cluster-internal DNS. */
+const CLUSTER_INTERNAL = [".cluster.local", ".clusterset.local", ".svc"];
+
+function checkHostname(raw: unknown, egress: EgressSettings): FieldProblem | string {
+  const field = "spec.externalHostname.hostname";
+  if (typeof raw !== "string" || raw === "") return { field, reason: "UnsupportedValue", message: "hostname is required" };
+  const host = raw.toLowerCase();
+  if (isIpLiteral(host) || CLUSTER_INTERNAL.some((suffix) => host === suffix.slice(1) || host.endsWith(suffix))) {
+    const read =
+      isIpLiteral(host) && !/^[\d.]+$|:/.test(host)
+        ? ` (a URL parser reads it as the IP address ${new URL(`http://${host}/`).hostname})`
+        : "";
+    return { field, reason: "UnsupportedValue", message: `hostname ${raw} must not be an IP address or end with .cluster.local${read}` };
+  }
+  const problem = hostnameProblem(host, false);
+  if (problem) return { field, reason: "UnsupportedValue", message: `hostname ${raw} ${problem}` };
+  if (isLocalhost(host) && !egress.allowLocalhost) {
+    return {
+      field,
+      reason: "RefNotPermitted",
+      message: `hostname ${raw} names the edge itself; set spec.egress.allowLocalhost in the edge settings for local development only`,
+    };
+  }
+  if (egress.allowedHostnames && !isLocalhost(host) && !egress.allowedHostnames.some((p) => hostnameMatches(p, host))) {
+    return {
+      field,
+      reason: "RefNotPermitted",
+      message: `hostname ${raw} is not in the edge settings' spec.egress.allowedHostnames (${egress.allowedHostnames.join(", ")})`,
+    };
+  }
+  return host;
+}
+
+/** Whether a ReferenceGrant lets the XBackend use a Secret of another namespace (its own cluster's grants). */
+export type SecretGrant = (xb: Manifest, secretNamespace: string, secretName: string) => boolean;
+
+function checkTls(
+  xb: Manifest,
+  raw: unknown,
+  hostname: string,
+  egress: EgressSettings,
+  granted: SecretGrant,
+): FieldProblem | Pick<ExternalTarget, "scheme" | "mtlsBinding"> {
+  if (raw === undefined) return { scheme: "http" };
+  const at = "spec.tls";
+  if (!isJsonObject(raw)) return { field: at, reason: "UnsupportedValue", message: "tls must be a mapping with a mode" };
+  const { mode, clientCertificateRef: certRef, validation } = raw;
+  if (mode !== "None" && mode !== "ServerOnly" && mode !== "ClientAndServer") {
+    return {
+      field: `${at}.mode`,
+      reason: "UnsupportedValue",
+      message: `mode must be None, ServerOnly or ClientAndServer (got ${String(mode)})`,
+    };
+  }
+  if ((certRef !== undefined) !== (mode === "ClientAndServer")) {
+    return {
+      field: `${at}.clientCertificateRef`,
+      reason: "UnsupportedValue",
+      message: "clientCertificateRef is set if and only if mode is ClientAndServer",
+    };
+  }
+  if (validation !== undefined) {
+    if (!isJsonObject(validation))
+      return { field: `${at}.validation`, reason: "UnsupportedValue", message: "validation must be a mapping" };
+    if (validation.caCertificateRefs !== undefined) {
+      return {
+        field: `${at}.validation.caCertificateRefs`,
+        reason: "UnsupportedValue",
+        message: "a Worker validates upstream certificates against the public CA set only; use wellKnownCACertificates: System",
+      };
+    }
+    if (validation.wellKnownCACertificates !== undefined && validation.wellKnownCACertificates !== "System") {
+      return { field: `${at}.validation.wellKnownCACertificates`, reason: "UnsupportedValue", message: "only System is supported" };
+    }
+    if (validation.hostname !== undefined && validation.hostname !== hostname) {
+      return {
+        field: `${at}.validation.hostname`,
+        reason: "UnsupportedValue",
+        message: `a Worker sends SNI and validates the certificate for the URL's host; validation.hostname must equal ${hostname}`,
+      };
+    }
+    if (validation.subjectAltNames !== undefined) {
+      return {
+        field: `${at}.validation.subjectAltNames`,
+        reason: "UnsupportedValue",
+        message: "subjectAltNames cannot be honoured by a Worker",
+      };
+    }
+  }
+  if (mode === "None") return { scheme: "http" };
+  if (mode === "ServerOnly") return { scheme: "https" };
+  const ref = isJsonObject(certRef) ? certRef : {};
+  const kind = ref.kind ?? "Secret";
+  const group = ref.group ?? "";
+  if (kind !== "Secret" || group !== "" || typeof ref.name !== "string") {
+    return {
+      field: `${at}.clientCertificateRef`,
+      reason: "InvalidClientCertificateRef",
+      message: "clientCertificateRef must name a core Secret",
+    };
+  }
+  const namespace = typeof ref.namespace === "string" ? ref.namespace : xb.metadata.namespace;
+  // Presenting another namespace's client certificate takes its owner's consent, as any cross-namespace reference.
+  if (namespace !== xb.metadata.namespace && !granted(xb, namespace, ref.name)) {
+    return {
+      field: `${at}.clientCertificateRef.namespace`,
+      reason: "RefNotPermitted",
+      message: `no ReferenceGrant in namespace ${namespace} allows XBackends of ${xb.metadata.namespace} to use Secret ${ref.name}`,
+    };
+  }
+  const binding = egress.clientCertificates[`${namespace}/${ref.name}`];
+  if (!binding) {
+    return {
+      field: `${at}.clientCertificateRef`,
+      reason: "InvalidClientCertificateRef",
+      message: `Secret ${namespace}/${ref.name} has no Workers mTLS certificate binding; map it in the edge settings under spec.egress.clientCertificates`,
+    };
+  }
+  return { scheme: "https", mtlsBinding: binding };
+}
+
+/** Validates one XBackend object. */
+export function compileXBackend(xb: Manifest, egress: EgressSettings, granted: SecretGrant = () => false): XBackendResult {
+  const fail = (problem: FieldProblem): XBackendResult => ({ ok: false, problem });
+  const { spec } = xb;
+  if (spec.type !== "ExternalHostname") {
+    return fail({
+      field: "spec.type",
+      reason: "UnsupportedValue",
+      message: `type ${String(spec.type)} is not supported; use ExternalHostname`,
+    });
+  }
+  // The PR's shape is `port: {port}`; its later revision names the field `number`.
+  const portField = isJsonObject(spec.port) && spec.port.number !== undefined ? "number" : "port";
+  const port = isJsonObject(spec.port) ? spec.port[portField] : undefined;
+  if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535) {
+    return fail({ field: `spec.port.${portField}`, reason: "UnsupportedValue", message: `port must be {${portField}: 1-65535}` });
+  }
+  const protocol = spec.protocol ?? "HTTP";
+  if (typeof protocol !== "string" || !HONOURED_PROTOCOLS.has(protocol)) {
+    const why = typeof protocol === "string" ? UNHONOURED_PROTOCOLS[protocol] : undefined;
+    return fail(
+      why
+        ? { field: "spec.protocol", reason: "UnsupportedProtocol", message: `protocol ${protocol}: ${why}` }
+        : {
+            field: "spec.protocol",
+            reason: "UnsupportedValue",
+            message: `protocol ${String(protocol)} is not one of HTTP, HTTP11, MCP, HTTP2, H2C, TCP`,
+          },
+    );
+  }
+  const ext = isJsonObject(spec.externalHostname) ? spec.externalHostname : {};
+  const hostname = checkHostname(ext.hostname, egress);
+  if (typeof hostname !== "string") return fail(hostname);
+  const tls = checkTls(xb, spec.tls, hostname, egress, granted);
+  if ("reason" in tls) return fail(tls);
+  return { ok: true, target: { hostname, port, ...tls } };
+}
+
+/** Every XBackend of every cluster, validated once; the route and CompositeBackend stages look them up. */
+export class XBackends {
+  private readonly results = new Map<string, XBackendResult>();
+  /** Every XBackend read, accepted or not (each has a status, and the accepted ones ancestors). */
+  readonly manifests: Manifest[];
+
+  constructor(manifests: Manifest[], egress: EgressSettings, granted: SecretGrant, diagnostics: Diagnostics, book: StatusBook) {
+    this.manifests = manifests;
+    for (const xb of manifests) {
+      const result = compileXBackend(xb, egress, granted);
+      this.results.set(key(xb.cluster, xb.metadata.namespace, xb.metadata.name), result);
+      let verdict: Condition;
+      if (result.ok) {
+        const { scheme, hostname, port, mtlsBinding } = result.target;
+        const how = mtlsBinding ? ` with client certificate binding ${mtlsBinding}` : "";
+        verdict = accepted(`${scheme}://${hostname}:${port}${how}`);
+        if (scheme === "http" && !isLocalhost(hostname))
+          diagnostics.warn(xb, "spec.tls", "PlainHTTP", "external backends should use TLS (tls.mode ServerOnly)");
+      } else {
+        const { field, reason, message } = result.problem;
+        verdict = fails("Accepted", reason, message);
+        diagnostics.error(xb, field, reason, message);
+      }
+      book.setConditions(xb, [verdict]);
+    }
+  }
+
+  get(cluster: string, namespace: string, name: string): XBackendResult | undefined {
+    return this.results.get(key(cluster, namespace, name));
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * @module Gateway `spec.tls.frontend` (GEP-91): client certificate validation on the Gateway's HTTPS
+ * listeners. At the edge Cloudflare terminates TLS and checks a client certificate against the CA you
+ * associated with the hostname (API Shield / mTLS); the Worker reads the verdict from
+ * `request.cf.tlsClientAuth`. So `AllowValidOnly` (the default) becomes "a request without a verified
+ * certificate answers 403", `AllowInsecureFallback` lets it through. What the edge cannot express is an
+ * error: a port whose CA list differs from another's (Cloudflare's verdict does not say which CA signed).
+ */
+import { isJsonObject, type Manifest } from "../../gateway-api/manifest";
+import type { Diagnostics } from "../status/diagnostics";
+
+/** What a listener asks of client certificates. */
+export type ClientCertificate = "required" | "optional";
+
+interface Validation {
+  mode: ClientCertificate;
+  cas: string;
+}
+
+function validationOf(raw: unknown): Validation | undefined {
+  const validation = isJsonObject(raw) && isJsonObject(raw.validation) ? raw.validation : undefined;
+  if (!validation) return undefined;
+  return {
+    mode: validation.mode === "AllowInsecureFallback" ? "optional" : "required",
+    cas: JSON.stringify(validation.caCertificateRefs ?? []),
+  };
+}
+
+function validations(gateway: Manifest): ((port: number) => Validation | undefined) | undefined {
+  const tls = isJsonObject(gateway.spec.tls) ? gateway.spec.tls : {};
+  const frontend = isJsonObject(tls.frontend) ? tls.frontend : undefined;
+  if (!frontend) return undefined;
+  const byDefault = validationOf(frontend.default);
+  const perPort = new Map<number, Validation | undefined>();
+  for (const entry of Array.isArray(frontend.perPort) ? frontend.perPort.filter(isJsonObject) : [])
+    if (typeof entry.port === "number") perPort.set(entry.port, validationOf(entry.tls));
+  return (port) => (perPort.has(port) ? perPort.get(port) : byDefault);
+}
+
+/** The client certificate requirement of the Gateway's HTTPS listeners on `port` (its own or its ListenerSets'). */
+export function clientCertificateOn(gateway: Manifest, port: number): ClientCertificate | undefined {
+  return validations(gateway)?.(port)?.mode;
+}
+
+/** Reports, once per Gateway, what the edge does with its frontend validation on `httpsPorts`, or why it cannot. */
+export function reportFrontendValidation(gateway: Manifest, httpsPorts: number[], diagnostics: Diagnostics): void {
+  const at = validations(gateway);
+  const used = at ? httpsPorts.map(at).filter((v): v is Validation => v !== undefined) : [];
+  if (new Set(used.map((v) => v.cas)).size > 1) {
+    diagnostics.error(
+      gateway,
+      "spec.tls.frontend",
+      "UnsupportedValue",
+      "HTTPS ports name different caCertificateRefs: Cloudflare verifies a client certificate against the CAs associated with the hostname and does not tell the Worker which one signed it; use one CA list",
+    );
+  } else if (used.length > 0) {
+    diagnostics.add(
+      "info",
+      gateway,
+      "spec.tls.frontend",
+      "ClientCertificates",
+      "client certificates are verified by Cloudflare against the CA you associate with these hostnames (README: client certificates); without a verified one a request answers 403 where the mode is AllowValidOnly",
+    );
+  }
+}

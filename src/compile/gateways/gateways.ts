@@ -1,0 +1,209 @@
+/**
+ * @module Gateways of the served class and their listeners: which listeners the edge serves, which
+ * route namespaces and kinds each allows, and the Gateway/listener conditions a controller writes.
+ * A Gateway applied identically to several clusters is one Gateway (namespace sameness): its listeners
+ * are compiled once and take routes from every cluster that holds a copy.
+ */
+import { hostnameProblem } from "../../gateway-api/hostname";
+import { isJsonObject, type Manifest } from "../../gateway-api/manifest";
+import { accepted, fails, programmed, REASON } from "../status/conditions";
+import type { Condition, Diagnostics } from "../status/diagnostics";
+import type { StatusBook } from "../status/status-book";
+import { clientCertificateOn, reportFrontendValidation } from "./frontend-tls";
+import { hostnameAddresses, reportIndistinguishableGateways } from "./gateway-addresses";
+import { compileLabelSelector } from "../input/label-selector";
+import type { ResourceIndex } from "../input/resource-index";
+import { groupSameObjects } from "../input/sameness";
+import { type EdgeListener, isServed } from "./listener";
+
+const GATEWAY_GROUP = "gateway.networking.k8s.io";
+
+/**
+ * One listener of a Gateway (its copies), or of a ListenerSet attached to it (`set`, its copies): the
+ * set's listeners take routes as the set's own, in the set's namespace.
+ */
+export function compileListener(
+  index: ResourceIndex,
+  copies: Manifest[],
+  raw: unknown,
+  i: number,
+  diagnostics: Diagnostics,
+  book: StatusBook,
+  set?: Manifest[],
+): EdgeListener | null {
+  const gateway = copies[0]!;
+  const owner = set?.[0] ?? gateway;
+  const at = `spec.listeners[${i}]`;
+  if (!isJsonObject(raw) || typeof raw.name !== "string") {
+    diagnostics.error(owner, at, "UnsupportedValue", "listener needs a name");
+    return null;
+  }
+  const { namespace, name: ownerName } = owner.metadata;
+  const clusters = copies.map((c) => c.cluster);
+  const listener: EdgeListener = {
+    id: `${clusters.join(",")}/${namespace}/${ownerName}/${raw.name}`,
+    gateway,
+    clusters,
+    copies,
+    ...(set ? { listenerSet: set } : {}),
+    name: raw.name,
+    protocol: "HTTP",
+    port: typeof raw.port === "number" ? raw.port : 0,
+    allowsNamespace: (ns) => ns === namespace,
+    allowsHTTPRoute: true,
+    served: false,
+  };
+  const reject = (reason: string, message: string, field: string) => {
+    diagnostics.error(owner, `${at}.${field}`, reason, `listener ${raw.name}: ${message}`);
+    book.rejectListener(listener.id, reason, message);
+    return listener;
+  };
+  const notes: Condition[] = [];
+  if (raw.protocol !== "HTTP" && raw.protocol !== "HTTPS") {
+    return reject("UnsupportedProtocol", `protocol ${String(raw.protocol)} is not served at the edge (HTTP and HTTPS are)`, "protocol");
+  }
+  listener.protocol = raw.protocol;
+  const tls = isJsonObject(raw.tls) ? raw.tls : undefined;
+  if (tls?.mode === "Passthrough")
+    return reject("UnsupportedValue", "tls.mode Passthrough: Cloudflare terminates TLS before the Worker; use Terminate", "tls.mode");
+  if (tls && Array.isArray(tls.certificateRefs) && tls.certificateRefs.length > 0)
+    diagnostics.add(
+      "info",
+      owner,
+      `${at}.tls.certificateRefs`,
+      "EdgeCertificate",
+      `listener ${raw.name}: Cloudflare terminates TLS with the zone's edge certificate for the hostname; certificateRefs are not presented`,
+    );
+  const clientCertificate = raw.protocol === "HTTPS" ? clientCertificateOn(gateway, listener.port) : undefined;
+  if (clientCertificate) listener.clientCertificate = clientCertificate;
+  if (!Number.isInteger(raw.port) || listener.port < 1 || listener.port > 65535)
+    return reject("UnsupportedValue", "port must be 1-65535", "port");
+  if (raw.hostname !== undefined) {
+    const problem = typeof raw.hostname === "string" ? hostnameProblem(raw.hostname, true) : "must be a string";
+    if (problem) return reject("UnsupportedValue", `hostname ${problem}`, "hostname");
+    listener.hostname = raw.hostname as string;
+  }
+  const allowed = isJsonObject(raw.allowedRoutes) ? raw.allowedRoutes : {};
+  const namespaces = isJsonObject(allowed.namespaces) ? allowed.namespaces : {};
+  const from = namespaces.from ?? "Same";
+  if (from === "All") listener.allowsNamespace = () => true;
+  else if (from === "Selector") {
+    const selector = compileLabelSelector(namespaces.selector);
+    if (typeof selector === "string")
+      return reject("UnsupportedValue", `allowedRoutes.namespaces.selector: ${selector}`, "allowedRoutes.namespaces.selector");
+    listener.allowsNamespace = (ns, cluster) => selector(index.namespaceLabels(cluster, ns));
+  } else if (from !== "Same") {
+    return reject("UnsupportedValue", `allowedRoutes.namespaces.from must be All, Same or Selector`, "allowedRoutes.namespaces.from");
+  }
+  if (Array.isArray(allowed.kinds)) {
+    const kinds = allowed.kinds.filter(isJsonObject);
+    listener.allowsHTTPRoute = kinds.some((k) => k.kind === "HTTPRoute" && (k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP);
+    const unsupported = kinds.filter((k) => k.kind !== "HTTPRoute" || (k.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP);
+    if (unsupported.length > 0) {
+      const names = unsupported.map((k) => String(k.kind)).join(", ");
+      notes.push(fails("ResolvedRefs", REASON.InvalidRouteKinds, `route kinds ${names} are not supported; HTTPRoute is`));
+      diagnostics.warn(
+        owner,
+        `${at}.allowedRoutes.kinds`,
+        "InvalidRouteKinds",
+        `listener ${raw.name}: route kinds ${names} are not supported`,
+      );
+    }
+  }
+  book.acceptListener(listener.id, notes);
+  listener.served = true;
+  return listener;
+}
+
+/**
+ * The Gateways to compile: identical copies across clusters as one (the oldest copy first); a copy that
+ * differs from the oldest stays a Gateway of its own cluster, as without sameness, and an info says where.
+ */
+function servedGateways(index: ResourceIndex, gatewayClassName: string, clusterOrder: Map<string, number>, diagnostics: Diagnostics) {
+  const ofClass = index.all("Gateway").filter((g) => g.spec.gatewayClassName === gatewayClassName);
+  return groupSameObjects(ofClass, clusterOrder).flatMap((group) => {
+    for (const { copy, field } of group.differing)
+      diagnostics.add(
+        "info",
+        copy,
+        field,
+        "NotMerged",
+        `differs from the copy in cluster ${group.served.cluster} at ${field}: served as a Gateway of cluster ${copy.cluster} only`,
+      );
+    return [[group.served, ...group.merged.filter((m) => m !== group.served)], ...group.differing.map((d) => [d.copy])];
+  });
+}
+
+/** Compiles every Gateway of `gatewayClassName`; listeners that cannot be served stay out (with conditions). */
+export function compileGateways(
+  index: ResourceIndex,
+  gatewayClassName: string,
+  clusterOrder: Map<string, number>,
+  diagnostics: Diagnostics,
+  book: StatusBook,
+): EdgeListener[] {
+  const listeners: EdgeListener[] = [];
+  for (const copies of servedGateways(index, gatewayClassName, clusterOrder, diagnostics)) {
+    const gateway = copies[0]!;
+    const raw = Array.isArray(gateway.spec.listeners) ? gateway.spec.listeners : [];
+    const compiled = raw.flatMap((l, i) => compileListener(index, copies, l, i, diagnostics, book) ?? []);
+    const addresses = hostnameAddresses(gateway, diagnostics);
+    if (addresses) for (const l of compiled) if (l.hostname === undefined) l.addresses = addresses;
+    const https = compiled.filter((l) => isServed(l) && l.protocol === "HTTPS");
+    reportFrontendValidation(gateway, [...new Set(https.map((l) => l.port))], diagnostics);
+    // Two listeners of one Gateway on the same port and hostname conflict; neither is served.
+    const seen = new Map<string, EdgeListener>();
+    for (const l of compiled.filter(isServed)) {
+      const key = `${l.port}/${l.hostname ?? ""}`;
+      const other = seen.get(key);
+      if (!other) {
+        seen.set(key, l);
+        continue;
+      }
+      for (const c of [l, other]) {
+        book.conflictListener(c.id, "another listener has the same port and hostname");
+        c.served = false;
+        diagnostics.error(
+          gateway,
+          "spec.listeners",
+          "HostnameConflict",
+          `listeners ${other.name} and ${l.name} share port ${l.port} and hostname ${l.hostname ?? "(none)"}`,
+        );
+      }
+    }
+    listeners.push(...compiled);
+  }
+  reportIndistinguishableGateways(listeners.filter(isServed), diagnostics);
+  return listeners;
+}
+
+/**
+ * The status of each served Gateway, one per copy (a merged Gateway's copies all get the same): its own
+ * listeners, and how many ListenerSets attached listeners to it. Written once every route has attached.
+ */
+export function reportGateways(listeners: EdgeListener[], book: StatusBook): void {
+  const byGateway = new Map<Manifest, EdgeListener[]>();
+  const sets = new Map<Manifest, Set<Manifest>>();
+  for (const l of listeners) {
+    if (l.listenerSet) sets.set(l.gateway, (sets.get(l.gateway) ?? new Set()).add(l.listenerSet[0]!));
+    else byGateway.set(l.gateway, [...(byGateway.get(l.gateway) ?? []), l]);
+  }
+  for (const [gateway, ls] of byGateway) {
+    const served = ls.filter(isServed).length;
+    const copies = ls[0]!.copies;
+    const across = copies.length > 1 ? `; one Gateway across clusters ${copies.map((c) => c.cluster).join(", ")}` : "";
+    const conditions = served > 0 ? [accepted(`${served} of ${ls.length} listeners served${across}`), programmed()] : notServed();
+    const views = ls.map((l) => book.listenerView(l.id, l.name));
+    for (const copy of copies) {
+      book.setConditions(copy, conditions);
+      book.setListeners(copy, views, sets.get(gateway)?.size);
+      if (copies.length > 1) book.setAggregate(copy, { clusters: copies.map((c) => c.cluster) });
+    }
+  }
+}
+
+/** A Gateway or ListenerSet none of whose listeners can be served. */
+export const notServed = (): Condition[] => [
+  fails("Accepted", REASON.ListenersNotValid, "no listener can be served"),
+  fails("Programmed", REASON.Invalid, "no listener can be served"),
+];

@@ -1,0 +1,135 @@
+/**
+ * @module ListenerSet (gateway.networking.k8s.io/v1 since v1.5, GEP-1713; XListenerSet of the experimental
+ * group before it): listeners a team adds to a shared Gateway. A set's listeners are served as listeners
+ * of its Gateway once the Gateway's `allowedListeners` lets the set's namespace attach (by default no
+ * namespace may); routes attach to them by naming the set as their parent. A set's listener that clashes
+ * with one the Gateway (or an older set) already has on its port and hostname is not served.
+ */
+import { isJsonObject, type Manifest } from "../../gateway-api/manifest";
+import { GATEWAY_GROUP, X_GROUP } from "../input/api-groups";
+import { accepted, fails, programmed, REASON } from "../status/conditions";
+import type { Diagnostics } from "../status/diagnostics";
+import type { StatusBook } from "../status/status-book";
+import { compileListener, notServed } from "./gateways";
+import { type EdgeListener, isServed } from "./listener";
+import { compileLabelSelector } from "../input/label-selector";
+import type { ResourceIndex } from "../input/resource-index";
+import { byAge, groupSameObjects } from "../input/sameness";
+
+/** A set that could not attach to its Gateway, with why. */
+export interface RejectedSet {
+  copies: Manifest[];
+  reason: string;
+  message: string;
+}
+
+/** Why `gateway` does not take listeners from `set`'s namespace, or null when it does. */
+function notAllowed(gateway: Manifest, set: Manifest, index: ResourceIndex): string | null {
+  const allowed = isJsonObject(gateway.spec.allowedListeners) ? gateway.spec.allowedListeners : {};
+  const namespaces = isJsonObject(allowed.namespaces) ? allowed.namespaces : {};
+  const from = namespaces.from ?? "None";
+  const gw = `Gateway ${gateway.metadata.namespace}/${gateway.metadata.name}`;
+  if (from === "All") return null;
+  if (from === "Same")
+    return set.metadata.namespace === gateway.metadata.namespace ? null : `${gw} takes ListenerSets of its own namespace only`;
+  if (from === "Selector") {
+    const selector = compileLabelSelector(namespaces.selector);
+    if (typeof selector === "string") return `${gw}'s allowedListeners.namespaces.selector: ${selector}`;
+    return selector(index.namespaceLabels(set.cluster, set.metadata.namespace))
+      ? null
+      : `${gw} takes ListenerSets from namespaces its selector picks, not ${set.metadata.namespace}`;
+  }
+  return `${gw} does not take ListenerSets (its spec.allowedListeners.namespaces.from is ${String(from)})`;
+}
+
+/** The set's parent as written: group, kind, namespace, name. */
+function parentOf(set: Manifest): { namespace: string; name: string } | string {
+  const ref = isJsonObject(set.spec.parentRef) ? set.spec.parentRef : null;
+  if (!ref || typeof ref.name !== "string") return "spec.parentRef must name a Gateway";
+  if ((ref.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (ref.kind ?? "Gateway") !== "Gateway") return "spec.parentRef must be a Gateway";
+  return { namespace: typeof ref.namespace === "string" ? ref.namespace : set.metadata.namespace, name: ref.name };
+}
+
+/**
+ * The listeners of every ListenerSet whose Gateway this edge serves, after the Gateways' own; oldest set
+ * first. Sets naming a Gateway of another class are not this edge's and are left alone.
+ */
+export function compileListenerSets(
+  index: ResourceIndex,
+  gatewayListeners: EdgeListener[],
+  clusterOrder: Map<string, number>,
+  diagnostics: Diagnostics,
+  book: StatusBook,
+): { listeners: EdgeListener[]; rejected: RejectedSet[] } {
+  const sets = [...index.all("ListenerSet"), ...index.all("XListenerSet")];
+  const listeners: EdgeListener[] = [];
+  const rejected: RejectedSet[] = [];
+  // Port and hostname already taken, per Gateway: the Gateway's own listeners first, then older sets'.
+  const taken = new Map<Manifest, Set<string>>();
+  const slot = (l: EdgeListener) => `${l.port}/${l.hostname ?? ""}`;
+  for (const l of gatewayListeners.filter(isServed)) taken.set(l.gateway, (taken.get(l.gateway) ?? new Set()).add(slot(l)));
+  const groups = groupSameObjects(sets, clusterOrder).sort((a, b) => byAge(clusterOrder)(a.served, b.served));
+  for (const group of groups) {
+    const copies = [group.served, ...group.merged.filter((m) => m !== group.served)];
+    const set = group.served;
+    const parent = parentOf(set);
+    const reject = (reason: string, message: string) => {
+      diagnostics.error(set, "spec.parentRef", reason, message);
+      rejected.push({ copies, reason, message });
+    };
+    if (typeof parent === "string") {
+      reject("NotAllowed", parent);
+      continue;
+    }
+    const home = gatewayListeners.find(
+      (l) =>
+        l.clusters.includes(set.cluster) && l.gateway.metadata.namespace === parent.namespace && l.gateway.metadata.name === parent.name,
+    );
+    if (!home) continue; // not a Gateway this edge serves
+    const refused = notAllowed(home.gateway, set, index);
+    if (refused) {
+      reject("NotAllowed", refused);
+      continue;
+    }
+    // The set's listeners serve the clusters that hold both the set and its Gateway.
+    const clusters = new Set(copies.map((c) => c.cluster));
+    const gatewayCopies = home.copies.filter((c) => clusters.has(c.cluster));
+    const raw = Array.isArray(set.spec.listeners) ? set.spec.listeners : [];
+    const own = taken.get(home.gateway) ?? new Set<string>();
+    taken.set(home.gateway, own);
+    for (const [i, entry] of raw.entries()) {
+      const listener = compileListener(index, gatewayCopies, entry, i, diagnostics, book, copies);
+      if (!listener) continue;
+      if (isServed(listener) && own.has(slot(listener))) {
+        const message = `port ${listener.port} and hostname ${listener.hostname ?? "(none)"} are taken by a listener of the Gateway or an older ListenerSet`;
+        book.conflictListener(listener.id, message);
+        listener.served = false;
+        diagnostics.error(set, `spec.listeners[${i}]`, "HostnameConflict", `listener ${listener.name}: ${message}`);
+      } else if (isServed(listener)) own.add(slot(listener));
+      listeners.push(listener);
+    }
+  }
+  return { listeners, rejected };
+}
+
+/** The status of each ListenerSet copy: accepted with its listeners' routes, or why it did not attach. */
+export function reportListenerSets(listeners: EdgeListener[], rejected: RejectedSet[], book: StatusBook): void {
+  const bySet = new Map<Manifest, EdgeListener[]>();
+  for (const l of listeners) if (l.listenerSet) bySet.set(l.listenerSet[0]!, [...(bySet.get(l.listenerSet[0]!) ?? []), l]);
+  for (const ls of bySet.values()) {
+    const served = ls.filter(isServed).length;
+    const conditions = served > 0 ? [accepted(`${served} of ${ls.length} listeners served`), programmed()] : notServed();
+    const views = ls.map((l) => book.listenerView(l.id, l.name));
+    for (const copy of ls[0]!.listenerSet!) {
+      book.setConditions(copy, conditions);
+      book.setListeners(copy, views);
+    }
+  }
+  for (const r of rejected)
+    for (const copy of r.copies)
+      book.setConditions(copy, [fails("Accepted", r.reason, r.message), fails("Programmed", REASON.Invalid, r.message)]);
+}
+
+/** Route parentRef kinds that name a ListenerSet. */
+export const isListenerSetRef = (group: unknown, kind: unknown): boolean =>
+  (kind === "ListenerSet" && (group ?? GATEWAY_GROUP) === GATEWAY_GROUP) || (kind === "XListenerSet" && group === X_GROUP);

@@ -1,0 +1,45 @@
+/**
+ * @module Looks up the objects kedge reads, of all clusters, by cluster, kind, namespace and name. Only
+ * objects of the groups kedge reads each kind from are indexed (see kinds.ts), so a kind names one object
+ * type: an Istio Gateway never shadows a Gateway API Gateway.
+ */
+import type { Manifest } from "../../gateway-api/manifest";
+
+const key = (cluster: string, kind: string, namespace: string, name: string) => `${cluster}\u0000${kind}\u0000${namespace}\u0000${name}`;
+
+export class ResourceIndex {
+  private readonly byKey = new Map<string, Manifest>();
+  private readonly byKind = new Map<string, Manifest[]>();
+  /** Objects that share cluster/kind/namespace/name with an earlier one (the earlier one wins), with it. */
+  readonly duplicates: { duplicate: Manifest; first: Manifest }[] = [];
+
+  constructor(manifests: Manifest[]) {
+    for (const m of manifests) {
+      const k = key(m.cluster, m.kind, m.metadata.namespace, m.metadata.name);
+      const first = this.byKey.get(k);
+      if (first) {
+        this.duplicates.push({ duplicate: m, first });
+        continue;
+      }
+      this.byKey.set(k, m);
+      const list = this.byKind.get(m.kind) ?? [];
+      list.push(m);
+      this.byKind.set(m.kind, list);
+    }
+  }
+
+  get(cluster: string, kind: string, namespace: string, name: string): Manifest | undefined {
+    return this.byKey.get(key(cluster, kind, namespace, name));
+  }
+
+  /** Every object of a kind, in input order (cluster order, then file order). */
+  all(kind: string): Manifest[] {
+    return this.byKind.get(kind) ?? [];
+  }
+
+  /** Labels of a Namespace object, if the cluster folder holds one. */
+  namespaceLabels(cluster: string, namespace: string): Record<string, string> {
+    const ns = this.get(cluster, "Namespace", "default", namespace);
+    return { "kubernetes.io/metadata.name": namespace, ...(ns?.metadata.labels ?? {}) };
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * @module A rule's backendRefs: each one's weight and filters, and its target resolved to a table backend
+ * (backends/targets.ts). An unresolvable ref keeps its weight and answers 500 at the edge; the route gets
+ * ResolvedRefs=False with the Gateway API reason.
+ */
+import { isJsonObject } from "../../gateway-api/manifest";
+import type { CompiledBackendRef } from "../../table/route-table";
+import { type BackendContext, resolveTarget, type RouteScope } from "../backends/targets";
+import { type FieldProblem, isProblem } from "../status/problems";
+import { compileFilters, type FilterContext } from "./filters";
+import type { MatchDraft } from "./route-matches";
+
+export type { BackendContext, RouteScope };
+
+/** What resolving one rule's refs produced. */
+export interface ResolvedBackendRefs {
+  refs: CompiledBackendRef[];
+  /** ResolvedRefs problems (the route stays accepted). */
+  unresolved: FieldProblem[];
+  /** Resolved, but not in every cluster of the route (a cluster without the Service contributes nothing). */
+  partial: FieldProblem[];
+  /** A problem that rejects the whole route (a malformed ref or filter). */
+  rejected?: FieldProblem;
+}
+
+/** The context a rule's (or a backendRef's) filters compile in: mirrors resolve like backendRefs. */
+export function filterContext(
+  ctx: BackendContext,
+  scope: RouteScope,
+  matches: MatchDraft[],
+  unresolved: FieldProblem[],
+  level: FilterContext["level"],
+): FilterContext {
+  return { matches, unresolved, level, resolveMirror: (ref, at) => resolveTarget(ctx, scope, ref, at) };
+}
+
+/** Resolves `rules[i].backendRefs`. */
+export function resolveBackendRefs(
+  ctx: BackendContext,
+  scope: RouteScope,
+  raw: unknown,
+  at: string,
+  matches: MatchDraft[],
+): ResolvedBackendRefs {
+  const result: ResolvedBackendRefs = { refs: [], unresolved: [], partial: [] };
+  if (raw === undefined) return result;
+  if (!Array.isArray(raw) || raw.length > 16) {
+    result.rejected = { field: at, reason: "UnsupportedValue", message: "backendRefs must be a list of at most 16" };
+    return result;
+  }
+  for (const [i, ref] of raw.entries()) {
+    const here = `${at}[${i}]`;
+    if (!isJsonObject(ref) || typeof ref.name !== "string" || ref.name === "") {
+      result.rejected = { field: here, reason: "UnsupportedValue", message: "backendRef needs a name" };
+      return result;
+    }
+    const weight = ref.weight ?? 1;
+    if (typeof weight !== "number" || !Number.isInteger(weight) || weight < 0 || weight > 1_000_000) {
+      result.rejected = { field: `${here}.weight`, reason: "UnsupportedValue", message: "weight must be an integer 0-1000000" };
+      return result;
+    }
+    const filters = compileFilters(ref.filters, `${here}.filters`, filterContext(ctx, scope, matches, result.unresolved, "backendRef"));
+    if (isProblem(filters)) {
+      result.rejected = filters;
+      return result;
+    }
+    const resolved = resolveTarget(ctx, scope, ref, here);
+    if (isProblem(resolved)) {
+      result.unresolved.push(resolved);
+      result.refs.push({ weight, invalid: { reason: resolved.reason, message: resolved.message }, filters });
+      continue;
+    }
+    result.refs.push({ weight, backend: resolved.backend, filters });
+    if (resolved.missing) {
+      const serving = resolved.from ?? scope.clusters.filter((c) => !resolved.missing?.some((m) => m.cluster === c));
+      const gaps = resolved.missing.map((m) => `in cluster ${m.cluster}: ${m.why}`).join("; ");
+      result.partial.push({
+        field: `${here}.name`,
+        reason: "BackendNotFound",
+        message: `${gaps}; this backendRef draws its endpoints from ${serving.join(", ")} only`,
+      });
+    }
+  }
+  return result;
+}

@@ -1,0 +1,408 @@
+/**
+ * @module HTTPRoutes: validates each route, attaches it to listeners through its parentRefs
+ * (sectionName, port, allowedRoutes, hostname intersection) and records per-parent conditions. A route
+ * applied identically to several clusters is one route (namespace sameness) whose Service backendRefs
+ * resolve in each of those clusters; a copy that differs from the oldest is reported and not served.
+ */
+
+import { hostnameProblem, intersectHostnames } from "../../gateway-api/hostname";
+import { isJsonObject, type Manifest } from "../../gateway-api/manifest";
+import type { CompiledBackendRef, CompiledFilter, CompiledRetry, CompiledSession } from "../../table/route-table";
+import { GATEWAY_GROUP } from "../input/api-groups";
+import { type BackendContext, filterContext, resolveBackendRefs, type RouteScope } from "./backend-refs";
+import { accepted, fails, holds, REASON, resolved } from "../status/conditions";
+import type { Condition, Diagnostics, ParentRefView } from "../status/diagnostics";
+import type { StatusBook } from "../status/status-book";
+import { compileFilters } from "./filters";
+import { type EdgeListener, isServed } from "../gateways/listener";
+import { isListenerSetRef } from "../gateways/listener-sets";
+import { compileMatches, type MatchDraft } from "./route-matches";
+import { compileSession, parseSessionPersistence, sameSettings } from "../backends/session-persistence";
+import { compileRetry } from "./retry";
+import { compileTimeouts } from "./timeouts";
+import { clustersOf, groupSameObjects } from "../input/sameness";
+import { type FieldProblem, isProblem } from "../status/problems";
+
+export interface RuleDraft {
+  index: number;
+  matches: MatchDraft[];
+  /** Why the rule is unusable though its matches are valid: it keeps its matches and answers 500. */
+  invalid?: string;
+  filters: CompiledFilter[];
+  backendRefs: CompiledBackendRef[];
+  timeouts?: { requestMs?: number; backendRequestMs?: number };
+  retry?: CompiledRetry;
+  session?: CompiledSession;
+}
+
+/** One accepted route attached to one listener, serving `hostnames` (null: every host). */
+export interface Attachment {
+  listener: EdgeListener;
+  hostnames: string[] | null;
+}
+
+export interface RouteDraft {
+  /** The route as served: the oldest of its identical copies. */
+  manifest: Manifest;
+  /** The clusters whose identical copies this route stands for (its own cluster when it has no copies). */
+  clusters: string[];
+  rules: RuleDraft[];
+  attachments: Attachment[];
+}
+
+/**
+ * A rule's session persistence: its own `sessionPersistence` wins; otherwise the policy of its backends.
+ * Backends whose policies disagree are reported, and the first backendRef's policy applies to the rule.
+ */
+function ruleSession(
+  ctx: BackendContext,
+  route: Manifest,
+  raw: Record<string, unknown>,
+  index: number,
+  refs: CompiledBackendRef[],
+  warnings: FieldProblem[],
+): CompiledSession | undefined | FieldProblem {
+  const at = `spec.rules[${index}]`;
+  // No cluster in the scope: a served route is one per namespace/name (sameness), and sessions then
+  // survive a cluster joining or leaving the route.
+  const scope = `${route.metadata.namespace}/${route.metadata.name}/rule/${index}`;
+  const sameSite = ctx.edge.sessions.sameSite;
+  if (raw.sessionPersistence !== undefined) {
+    const inline = parseSessionPersistence(raw.sessionPersistence, `${at}.sessionPersistence`);
+    return isProblem(inline) ? inline : compileSession(inline, scope, sameSite);
+  }
+  const applied = refs.flatMap((r) => {
+    const backend = r.backend ? ctx.backends.get(r.backend) : undefined;
+    return backend ? ctx.policies.forBackend(backend.source) : [];
+  });
+  const first = applied[0];
+  if (!first) return undefined;
+  const other = applied.find((p) => !sameSettings(p.settings, first.settings));
+  if (other) {
+    warnings.push({
+      field: `${at}.backendRefs`,
+      reason: "Conflicted",
+      message: `backends of this rule carry different session persistence (${first.policy} and ${other.policy}); ${first.policy} applies to the whole rule`,
+    });
+  }
+  return compileSession(first.settings, scope, sameSite);
+}
+
+/** One rule, or the first problem that makes it unusable (with its matches, when those are valid). */
+function compileRule(
+  ctx: BackendContext,
+  scope: RouteScope,
+  rule: unknown,
+  i: number,
+): { draft: RuleDraft; unresolved: FieldProblem[]; warnings: FieldProblem[] } | { problem: FieldProblem; matches?: MatchDraft[] } {
+  const at = `spec.rules[${i}]`;
+  if (!isJsonObject(rule)) return { problem: { field: at, reason: "UnsupportedValue", message: "rule must be a mapping" } };
+  const matches = compileMatches(rule.matches, `${at}.matches`);
+  if (isProblem(matches)) return { problem: matches };
+  const rest = compileRuleBody(ctx, scope, rule, i, matches);
+  return isProblem(rest) ? { problem: rest, matches } : rest;
+}
+
+/** Everything of a rule after its matches: filters, backendRefs, timeouts, retry, session persistence. */
+function compileRuleBody(
+  ctx: BackendContext,
+  scope: RouteScope,
+  rule: Record<string, unknown>,
+  i: number,
+  matches: MatchDraft[],
+): { draft: RuleDraft; unresolved: FieldProblem[]; warnings: FieldProblem[] } | FieldProblem {
+  const at = `spec.rules[${i}]`;
+  const unresolved: FieldProblem[] = [];
+  const warnings: FieldProblem[] = [];
+  const filters = compileFilters(rule.filters, `${at}.filters`, filterContext(ctx, scope, matches, unresolved, "rule"));
+  if (isProblem(filters)) return filters;
+  const hasRedirect = filters.some((f) => f.type === "RequestRedirect");
+  if (hasRedirect && Array.isArray(rule.backendRefs) && rule.backendRefs.length > 0) {
+    return { field: `${at}.filters`, reason: "UnsupportedValue", message: "RequestRedirect cannot be combined with backendRefs" };
+  }
+  const refs = resolveBackendRefs(ctx, scope, rule.backendRefs, `${at}.backendRefs`, matches);
+  if (refs.rejected) return refs.rejected;
+  unresolved.push(...refs.unresolved);
+  warnings.push(...refs.partial);
+  const timeouts = compileTimeouts(rule.timeouts, `${at}.timeouts`);
+  if (isProblem(timeouts)) return timeouts;
+  const retry = compileRetry(rule.retry, `${at}.retry`);
+  if (isProblem(retry)) return retry;
+  const session = ruleSession(ctx, scope.route, rule, i, refs.refs, warnings);
+  if (isProblem(session)) return session;
+  const draft: RuleDraft = {
+    index: i,
+    matches,
+    filters,
+    backendRefs: refs.refs,
+    timeouts,
+    ...(retry ? { retry } : {}),
+    ...(session ? { session } : {}),
+  };
+  return { draft, unresolved, warnings };
+}
+
+/**
+ * The route's rules. A rule with an unusable value is dropped and the others are served (the Gateway API's
+ * "Dropped Rule" approach to a partially invalid route); when the dropped rule's matches are valid they stay,
+ * answering 500, so its requests never reach another rule without its filters. A problem of the rules list
+ * itself, or no valid rule left, rejects the route: then the problems are returned.
+ */
+function compileRules(
+  ctx: BackendContext,
+  scope: RouteScope,
+): { rules: RuleDraft[]; dropped: DroppedRule[]; unresolved: FieldProblem[]; warnings: FieldProblem[] } | FieldProblem[] {
+  const raw = scope.route.spec.rules ?? [{}];
+  if (!Array.isArray(raw) || raw.length > 16)
+    return [{ field: "spec.rules", reason: "UnsupportedValue", message: "rules must be a list of at most 16" }];
+  const rules: RuleDraft[] = [];
+  const dropped: DroppedRule[] = [];
+  const unresolved: FieldProblem[] = [];
+  const warnings: FieldProblem[] = [];
+  for (const [i, rule] of raw.entries()) {
+    const compiled = compileRule(ctx, scope, rule, i);
+    if ("problem" in compiled) {
+      const { problem, matches } = compiled;
+      dropped.push({ ...problem, index: i, answers500: matches !== undefined });
+      // Kept in its place among the valid rules, answering 500.
+      if (matches) rules.push({ index: i, matches, invalid: `${problem.field}: ${problem.message}`, filters: [], backendRefs: [] });
+      continue;
+    }
+    rules.push(compiled.draft);
+    unresolved.push(...compiled.unresolved);
+    warnings.push(...compiled.warnings);
+  }
+  if (dropped.length > 0 && rules.every((r) => r.invalid)) return dropped;
+  if (rules.reduce((n, r) => n + r.matches.length, 0) > 128)
+    return [{ field: "spec.rules", reason: "UnsupportedValue", message: "a route may have at most 128 matches in total" }];
+  return { rules, dropped, unresolved, warnings };
+}
+
+/** A rule left out of its route, and whether its (valid) matches stay to answer 500. */
+interface DroppedRule extends FieldProblem {
+  index: number;
+  answers500: boolean;
+}
+
+const droppedEffect = (d: DroppedRule) => (d.answers500 ? "its requests answer 500" : "its matches are not served");
+
+/** Which rules were dropped and why; the Gateway API asks the message to start with "Dropped Rule". */
+function droppedRulesMessage(dropped: DroppedRule[]): string {
+  return dropped.map((d) => `Dropped Rule ${d.index} (${droppedEffect(d)}): ${d.field}: ${d.message}`).join("; ");
+}
+
+function routeHostnames(route: Manifest): string[] | FieldProblem {
+  const raw = route.spec.hostnames ?? [];
+  if (!Array.isArray(raw) || raw.length > 16)
+    return { field: "spec.hostnames", reason: "UnsupportedValue", message: "hostnames must be a list of at most 16" };
+  for (const [i, h] of raw.entries()) {
+    const problem = typeof h === "string" ? hostnameProblem(h, true) : "must be a string";
+    if (problem) return { field: `spec.hostnames[${i}]`, reason: "UnsupportedValue", message: `hostname ${JSON.stringify(h)} ${problem}` };
+  }
+  return raw as string[];
+}
+
+interface ParentOutcome {
+  parentRef: ParentRefView;
+  attachments: Attachment[];
+  condition: Condition;
+}
+
+function attachToParent(
+  route: Manifest,
+  parent: Record<string, unknown>,
+  hostnames: string[],
+  listeners: EdgeListener[],
+): ParentOutcome | null {
+  const namespace = typeof parent.namespace === "string" ? parent.namespace : route.metadata.namespace;
+  const name = String(parent.name);
+  const section = typeof parent.sectionName === "string" ? parent.sectionName : undefined;
+  const port = typeof parent.port === "number" ? parent.port : undefined;
+  const toSet = isListenerSetRef(parent.group, parent.kind);
+  const parentRef: ParentRefView = {
+    ...(toSet ? { group: String(parent.group ?? GATEWAY_GROUP), kind: String(parent.kind) } : {}),
+    namespace,
+    name,
+    sectionName: section,
+    port,
+  };
+  // A Gateway's own listeners, or a ListenerSet's: a route names one or the other as its parent.
+  const owner = (l: EdgeListener) => (toSet ? l.listenerSet?.[0] : l.listenerSet ? undefined : l.gateway);
+  const ofGateway = listeners.filter((l) => {
+    const o = owner(l);
+    return o !== undefined && l.clusters.includes(route.cluster) && o.metadata.namespace === namespace && o.metadata.name === name;
+  });
+  if (ofGateway.length === 0) return null; // not a Gateway (or ListenerSet) this edge serves
+  const named = ofGateway.filter(
+    (l) => isServed(l) && (section === undefined || l.name === section) && (port === undefined || l.port === port),
+  );
+  const parentName = `${toSet ? "ListenerSet" : "Gateway"} ${namespace}/${name}`;
+  if (named.length === 0) {
+    return {
+      parentRef,
+      attachments: [],
+      condition: fails(
+        "Accepted",
+        REASON.NoMatchingParent,
+        `${parentName} has no served listener${section ? ` named ${section}` : ""}${port ? ` on port ${port}` : ""}`,
+      ),
+    };
+  }
+  const allowed = named.filter((l) => l.allowsHTTPRoute && l.allowsNamespace(route.metadata.namespace, route.cluster));
+  if (allowed.length === 0) {
+    return {
+      parentRef,
+      attachments: [],
+      condition: fails(
+        "Accepted",
+        REASON.NotAllowedByListeners,
+        `listeners of ${parentName} do not allow HTTPRoutes from namespace ${route.metadata.namespace}`,
+      ),
+    };
+  }
+  const attachments = allowed.flatMap((listener) => {
+    const effective = listener.addresses
+      ? [...new Set(listener.addresses.flatMap((a) => intersectHostnames(a, hostnames) ?? []))].sort()
+      : intersectHostnames(listener.hostname, hostnames);
+    return effective !== null && effective.length === 0 ? [] : [{ listener, hostnames: effective }];
+  });
+  if (attachments.length === 0) {
+    return {
+      parentRef,
+      attachments,
+      condition: fails("Accepted", REASON.NoMatchingListenerHostname, `no route hostname intersects a listener hostname of ${parentName}`),
+    };
+  }
+  return { parentRef, attachments, condition: accepted() };
+}
+
+/** Gateway and ListenerSet parentRefs of a route (other kinds of parent are not this edge's). */
+function gatewayParents(route: Manifest): Record<string, unknown>[] {
+  return (Array.isArray(route.spec.parentRefs) ? route.spec.parentRefs : []).filter(
+    (p): p is Record<string, unknown> =>
+      isJsonObject(p) &&
+      typeof p.name === "string" &&
+      (((p.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (p.kind ?? "Gateway") === "Gateway") || isListenerSetRef(p.group, p.kind)),
+  );
+}
+
+/** One copy of a route and how each of its parentRefs attached. */
+interface AttachedCopy {
+  route: Manifest;
+  outcomes: ParentOutcome[];
+}
+
+/** How each copy attached; copies naming no Gateway of this edge are reported and left out. */
+function attachCopies(ctx: BackendContext, listeners: EdgeListener[], diagnostics: Diagnostics): Map<Manifest, AttachedCopy> {
+  const attached = new Map<Manifest, AttachedCopy>();
+  for (const route of ctx.index.all("HTTPRoute")) {
+    const parents = gatewayParents(route);
+    const hostnames = routeHostnames(route);
+    const outcomes = parents.flatMap((p) => attachToParent(route, p, Array.isArray(hostnames) ? hostnames : [], listeners) ?? []);
+    if (outcomes.length > 0) {
+      attached.set(route, { route, outcomes });
+      continue;
+    }
+    const named = parents.map((p) => p.name).join(", ");
+    diagnostics.warn(
+      route,
+      "spec.parentRefs",
+      "NoMatchingParent",
+      named
+        ? `no Gateway of this edge named ${named} in cluster ${route.cluster}; route ignored`
+        : "route has no Gateway parentRef; ignored",
+    );
+  }
+  return attached;
+}
+
+/** A copy that differs from the served (older) one: reported on each of its parents, not served. */
+function reportDiffering(copy: AttachedCopy, served: Manifest, field: string, diagnostics: Diagnostics, book: StatusBook) {
+  const message = `differs from the copy in cluster ${served.cluster} (older, served) at ${field}; this copy is not served`;
+  diagnostics.warn(copy.route, field, REASON.Conflicted, message);
+  book.noteParents(copy.route);
+  for (const o of copy.outcomes) book.addParent(copy.route, o.parentRef, [fails("Accepted", REASON.Conflicted, message), resolved()]);
+}
+
+/** What a merged route's cluster-local backends (Service, XBackend) draw from: "Service shop/web:8080 from east, west". */
+function mergedBackends(ctx: BackendContext, rules: RuleDraft[]): string[] {
+  const sources = new Map<string, string>();
+  for (const ref of rules.flatMap((r) => r.backendRefs)) {
+    const backend = ref.backend ? ctx.backends.get(ref.backend) : undefined;
+    if (!backend || (backend.source.kind !== "Service" && backend.source.kind !== "XBackend")) continue;
+    const { kind, namespace, name, cluster } = backend.source;
+    sources.set(backend.id, `${kind} ${namespace}/${name}:${backend.port} from ${cluster.replaceAll(",", ", ")}`);
+  }
+  return [...sources.values()];
+}
+
+/**
+ * Compiles every HTTPRoute that names a Gateway of this edge; returns the accepted ones. Copies of one
+ * route in several clusters are compiled once: identical ones as one route, differing ones reported.
+ */
+export function compileHTTPRoutes(
+  ctx: BackendContext,
+  listeners: EdgeListener[],
+  clusterOrder: Map<string, number>,
+  diagnostics: Diagnostics,
+  book: StatusBook,
+): RouteDraft[] {
+  const accepted: RouteDraft[] = [];
+  const attached = attachCopies(ctx, listeners, diagnostics);
+  for (const group of groupSameObjects([...attached.keys()], clusterOrder)) {
+    const route = group.served;
+    for (const d of group.differing) reportDiffering(attached.get(d.copy)!, route, d.field, diagnostics, book);
+    const copies = group.merged.map((m) => attached.get(m)!);
+    const clusters = clustersOf(group);
+    for (const copy of copies) book.noteParents(copy.route);
+    const hostnames = routeHostnames(route);
+    const rules = isProblem(hostnames) ? [hostnames] : compileRules(ctx, { route, clusters });
+    // A rejected route: not accepted, each problem named.
+    if (Array.isArray(rules)) {
+      for (const problem of rules) diagnostics.error(route, problem.field, problem.reason, `${problem.message}; the route is not served`);
+      const first = rules[0]!;
+      for (const copy of copies)
+        for (const o of copy.outcomes)
+          book.addParent(copy.route, o.parentRef, [fails("Accepted", first.reason, first.message), resolved()]);
+      continue;
+    }
+    for (const d of rules.dropped) {
+      diagnostics.error(
+        route,
+        d.field,
+        d.reason,
+        `${d.message}; this rule is dropped (${droppedEffect(d)}), the route's other rules are served`,
+      );
+    }
+    const partiallyInvalid =
+      rules.dropped.length > 0 ? holds("PartiallyInvalid", REASON.UnsupportedValue, droppedRulesMessage(rules.dropped)) : null;
+    const resolvedRefs =
+      rules.unresolved.length === 0
+        ? resolved()
+        : fails("ResolvedRefs", rules.unresolved[0]?.reason ?? REASON.BackendNotFound, rules.unresolved.map((u) => u.message).join("; "));
+    const aggregate = clusters.length > 1 ? { clusters, backends: mergedBackends(ctx, rules.rules) } : undefined;
+    const merged = aggregate ? [`one route across clusters ${clusters.join(", ")}`, ...aggregate.backends].join("; ") : "";
+    const attachments = new Map<EdgeListener, Attachment>();
+    for (const copy of copies) {
+      for (const o of copy.outcomes) {
+        const acceptedHere = o.condition.status === "True";
+        // PartiallyInvalid is only ever True, and only beside an accepted parent.
+        const conditions = [acceptedHere && merged ? { ...o.condition, message: merged } : o.condition, resolvedRefs];
+        if (partiallyInvalid && acceptedHere) conditions.push(partiallyInvalid);
+        book.addParent(copy.route, o.parentRef, conditions);
+        if (!acceptedHere) diagnostics.error(copy.route, "spec.parentRefs", o.condition.reason, o.condition.message);
+        // Identical copies attached to one merged Gateway attach once.
+        for (const a of o.attachments) if (!attachments.has(a.listener)) attachments.set(a.listener, a);
+      }
+      if (aggregate) book.setAggregate(copy.route, aggregate);
+    }
+    if (attachments.size === 0) continue;
+    for (const u of rules.unresolved) {
+      diagnostics.error(route, u.field, u.reason, `${u.message}; ${u.effect ?? "requests for its share answer 500"}`);
+    }
+    for (const w of rules.warnings) diagnostics.warn(route, w.field, w.reason, w.message);
+    for (const listener of attachments.keys()) book.attachRoute(listener.id);
+    accepted.push({ manifest: route, clusters, rules: rules.rules, attachments: [...attachments.values()] });
+  }
+  return accepted;
+}

@@ -1,0 +1,56 @@
+/**
+ * @module The conditions kedge writes, and the reasons it writes them with: built here and nowhere else, as
+ * Envoy Gateway's status/conditions.go builds its own and worker/errors.ts lists the Worker's wire codes.
+ * Reasons are the Gateway API's names where it has one (spec §status), else kedge's own, listed here too.
+ */
+import type { Condition } from "./diagnostics";
+import type { FieldProblem } from "./problems";
+
+/** Every reason kedge writes in a condition or a FieldProblem. */
+export const REASON = {
+  Accepted: "Accepted",
+  Programmed: "Programmed",
+  ResolvedRefs: "ResolvedRefs",
+  SupportedVersion: "SupportedVersion",
+  PartiallyInvalid: "PartiallyInvalid",
+  // Why something is not accepted or not resolved (Gateway API).
+  UnsupportedValue: "UnsupportedValue",
+  UnsupportedProtocol: "UnsupportedProtocol",
+  BackendNotFound: "BackendNotFound",
+  InvalidKind: "InvalidKind",
+  RefNotPermitted: "RefNotPermitted",
+  NoMatchingParent: "NoMatchingParent",
+  NotAllowedByListeners: "NotAllowedByListeners",
+  NoMatchingListenerHostname: "NoMatchingListenerHostname",
+  HostnameConflict: "HostnameConflict",
+  Conflicted: "Conflicted",
+  ListenersNotValid: "ListenersNotValid",
+  InvalidRouteKinds: "InvalidRouteKinds",
+  Invalid: "Invalid",
+  TargetNotFound: "TargetNotFound",
+  NotAllowed: "NotAllowed",
+  NoValidCACertificate: "NoValidCACertificate",
+  InvalidCACertificateRef: "InvalidCACertificateRef",
+  InvalidBackendTLSPolicy: "InvalidBackendTLSPolicy",
+  InvalidClientCertificateRef: "InvalidClientCertificateRef",
+} as const;
+
+export type Reason = (typeof REASON)[keyof typeof REASON];
+
+/** A condition that holds. */
+export const holds = (type: string, reason: string, message = ""): Condition => ({ type, status: "True", reason, message });
+
+/** A condition that does not hold, with why. */
+export const fails = (type: string, reason: string, message: string): Condition => ({ type, status: "False", reason, message });
+
+/** `Accepted=True Accepted`, with what the object does at the edge. */
+export const accepted = (message = ""): Condition => holds("Accepted", REASON.Accepted, message);
+
+/** `Programmed=True Programmed`. */
+export const programmed = (): Condition => holds("Programmed", REASON.Programmed);
+
+/** `ResolvedRefs=True ResolvedRefs`. */
+export const resolved = (): Condition => holds("ResolvedRefs", REASON.ResolvedRefs);
+
+/** A field the edge cannot use as written: `UnsupportedValue`, the most common problem by far. */
+export const unsupported = (field: string, message: string): FieldProblem => ({ field, reason: REASON.UnsupportedValue, message });

@@ -1,0 +1,147 @@
+/**
+ * @module The one owner of status during a compile. Created once per compile and handed to every stage, it
+ * is the only mutable thing the stages share, changed through named methods: an object's conditions, a
+ * route's parent entries, a listener accepted, rejected or attached to, a backend's ancestors, an
+ * aggregate. It emits every status in one fixed order (by kind, then as the stages reported them), as a
+ * Gateway API controller writes each object's status once per reconcile.
+ */
+import type { Manifest } from "../../gateway-api/manifest";
+import { accepted, fails, holds, programmed, REASON, resolved } from "./conditions";
+import { type Condition, type ObjectRef, objectRef, type ParentRefView, type ResourceStatus } from "./diagnostics";
+
+/** What a status is about: a manifest, or an object already named. */
+export type Subject = Manifest | ObjectRef;
+
+/** A listener's status, as its Gateway (or ListenerSet) writes it. */
+export interface ListenerView {
+  name: string;
+  attachedRoutes: number;
+  conditions: Condition[];
+}
+
+/** The order statuses are emitted in: the GatewayClass, what serves, what routes, what backends. */
+const KIND_ORDER = [
+  "GatewayClass",
+  "Gateway",
+  "ListenerSet",
+  "XListenerSet",
+  "HTTPRoute",
+  "GRPCRoute",
+  "TLSRoute",
+  "TCPRoute",
+  "UDPRoute",
+  "CompositeBackend",
+  "XBackend",
+  "BackendLBPolicy",
+  "XBackendTrafficPolicy",
+  "BackendTLSPolicy",
+];
+const rank = (kind: string): number => {
+  const i = KIND_ORDER.indexOf(kind);
+  return i < 0 ? KIND_ORDER.length : i;
+};
+
+const refOf = (subject: Subject): ObjectRef => ("metadata" in subject ? objectRef(subject) : subject);
+const keyOf = (o: ObjectRef): string =>
+  [o.cluster, o.apiVersion?.split("/").slice(0, -1).join("/") ?? "", o.kind, o.namespace, o.name].join("\u0000");
+
+export class StatusBook {
+  private readonly entries = new Map<string, ResourceStatus>();
+  private readonly listenerStates = new Map<string, { conditions: Condition[]; attachedRoutes: number }>();
+
+  /** The status of `subject`, created empty on first use (in the order objects are first reported). */
+  private entry(subject: Subject): ResourceStatus {
+    const object = refOf(subject);
+    const key = keyOf(object);
+    let status = this.entries.get(key);
+    if (!status) {
+      status = { object, conditions: [] };
+      this.entries.set(key, status);
+    }
+    return status;
+  }
+
+  /** An object's own conditions (replacing what it had). */
+  setConditions(subject: Subject, conditions: Condition[]): void {
+    this.entry(subject).conditions = conditions;
+  }
+
+  /** A route (or another object with parents) without a verdict of its own: its parents say it all. */
+  noteParents(subject: Subject): void {
+    const status = this.entry(subject);
+    status.parents ??= [];
+  }
+
+  /** A route's verdict for one of its parentRefs (status.parents). */
+  addParent(route: Subject, parentRef: ParentRefView, conditions: Condition[]): void {
+    const status = this.entry(route);
+    (status.parents ??= []).push({ parentRef, conditions });
+  }
+
+  /** The clusters (and a merged route's backends) an aggregate draws from. */
+  setAggregate(subject: Subject, aggregate: NonNullable<ResourceStatus["aggregate"]>): void {
+    this.entry(subject).aggregate = aggregate;
+  }
+
+  /** The GatewayClass's supported features. */
+  setSupportedFeatures(subject: Subject, features: string[]): void {
+    this.entry(subject).supportedFeatures = features;
+  }
+
+  /** The Gateways of its cluster a backend or policy is used through, each with the object's own conditions. */
+  setAncestors(subject: Subject, ancestors: { namespace: string; name: string }[]): void {
+    const status = this.entry(subject);
+    status.ancestors = ancestors.map((ancestorRef) => ({ ancestorRef, conditions: status.conditions }));
+  }
+
+  /** A Gateway's (or ListenerSet's) listener statuses, and how many ListenerSets attached to a Gateway. */
+  setListeners(subject: Subject, listeners: ListenerView[], attachedListenerSets?: number): void {
+    const status = this.entry(subject);
+    status.listeners = listeners;
+    if (attachedListenerSets) status.attachedListenerSets = attachedListenerSets;
+  }
+
+  private listenerState(id: string) {
+    let state = this.listenerStates.get(id);
+    if (!state) {
+      state = { conditions: [], attachedRoutes: 0 };
+      this.listenerStates.set(id, state);
+    }
+    return state;
+  }
+
+  /** A listener served: Accepted, Programmed, then `notes` (a ResolvedRefs that fails, say), else ResolvedRefs. */
+  acceptListener(id: string, notes: Condition[] = []): void {
+    const hasRefs = notes.some((c) => c.type === "ResolvedRefs");
+    this.listenerState(id).conditions = [accepted(), programmed(), ...notes, ...(hasRefs ? [] : [resolved()])];
+  }
+
+  /** A listener that cannot be served, and why. */
+  rejectListener(id: string, reason: string, message: string): void {
+    this.listenerState(id).conditions = [fails("Accepted", reason, message), fails("Programmed", REASON.Invalid, message)];
+  }
+
+  /** A listener that shares its port and hostname with another: neither is served. */
+  conflictListener(id: string, message: string): void {
+    this.listenerState(id).conditions = [fails("Accepted", REASON.HostnameConflict, message), holds("Conflicted", REASON.HostnameConflict)];
+  }
+
+  /** A route attached to the listener. */
+  attachRoute(id: string): void {
+    this.listenerState(id).attachedRoutes++;
+  }
+
+  /** The listener's status, for its Gateway's or ListenerSet's. */
+  listenerView(id: string, name: string): ListenerView {
+    const { conditions, attachedRoutes } = this.listenerState(id);
+    return { name, attachedRoutes, conditions };
+  }
+
+  /** Every status, by kind (the GatewayClass first, then Gateways, ListenerSets, routes, backends, policies). */
+  statuses(): ResourceStatus[] {
+    return [...this.entries.values()]
+      .map((status, order) => ({ status, order }))
+      .sort((a, b) => rank(a.status.object.kind) - rank(b.status.object.kind) || a.order - b.order)
+      .map((e) => e.status);
+  }
+}

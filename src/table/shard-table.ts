@@ -1,0 +1,292 @@
+/**
+ * @module How a compiled table is stored: one KV value while it is small, else shards by host. Each shard
+ * is a complete RouteTable of its hosts (their matches, rules, backends, and every listener), so the Worker
+ * runs the same matcher on a shard as on a whole table; the root's directory says which shard holds each
+ * host key. Hosts are packed in name order until a shard reaches the shard size, so equal configs give
+ * equal shards. `joinShards` puts them back together (for --dry-run's diff against a sharded table).
+ */
+import { canonicalJson } from "./canonical-json";
+import { DEFAULT_SHARD_BYTES, KV_VALUE_LIMIT_BYTES } from "./kv-keys";
+import {
+  type CompiledRule,
+  type HostIndex,
+  type Protocol,
+  type RouteTable,
+  type ShardDirectory,
+  type ShardedTable,
+  type StoredTable,
+} from "./route-table";
+
+export interface StoredText<T> {
+  value: T;
+  /** Canonical JSON, exactly what KV holds. */
+  text: string;
+}
+
+export interface StoragePlan {
+  /** The whole table this plan stores. */
+  table: RouteTable;
+  /** What `table/<name>/<version>` holds: the whole table, or the root of a sharded one. */
+  root: StoredText<StoredTable>;
+  /** Shard i goes to `table/<name>/<version>/shard/<i>`; empty when the table is one value. */
+  shards: StoredText<RouteTable>[];
+}
+
+export type PlanResult = { ok: true; plan: StoragePlan } | { ok: false; problem: string };
+
+export interface ShardLimits {
+  /** Tables above this are sharded; shards are packed up to it. */
+  shardBytes?: number;
+  /** No stored value may exceed this (Workers KV's value limit). */
+  valueLimitBytes?: number;
+}
+
+type KeyKind = "exact" | "wildcard" | "any";
+
+/** One host key (an exact host, a wildcard suffix, or the catch-all) with its candidates per protocol. */
+interface HostUnit {
+  kind: KeyKind;
+  name: string;
+  lists: Partial<Record<Protocol, number[]>>;
+}
+
+const encoder = new TextEncoder();
+const bytesOf = (text: string): number => encoder.encode(text).length;
+const mib = (n: number): string => (n < 2 ** 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 2 ** 20).toFixed(1)} MiB`);
+const KIND_ORDER: Record<KeyKind, number> = { exact: 0, wildcard: 1, any: 2 };
+
+function hostUnits(table: RouteTable): HostUnit[] {
+  const units = new Map<string, HostUnit>();
+  const add = (kind: KeyKind, name: string, protocol: Protocol, list: number[]) => {
+    const key = `${kind}:${name}`;
+    let unit = units.get(key);
+    if (!unit) units.set(key, (unit = { kind, name, lists: {} }));
+    unit.lists[protocol] = list;
+  };
+  for (const [protocol, index] of Object.entries(table.hosts) as [Protocol, HostIndex][]) {
+    for (const [host, list] of Object.entries(index.exact)) add("exact", host, protocol, list);
+    for (const [suffix, list] of Object.entries(index.wildcard)) add("wildcard", suffix, protocol, list);
+    if (index.any.length > 0) add("any", "", protocol, index.any);
+  }
+  return [...units.values()].sort((a, b) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+const describeUnit = (unit: HostUnit): string =>
+  unit.kind === "exact" ? `host ${unit.name}` : unit.kind === "wildcard" ? `hosts *.${unit.name}` : "the catch-all (no hostname) routes";
+
+/** Backends a rule sends to: its backendRefs and every RequestMirror target. */
+function backendsOfRule(rule: CompiledRule): string[] {
+  const ids: string[] = [];
+  for (const filter of rule.filters) if (filter.type === "RequestMirror") ids.push(filter.backend);
+  for (const ref of rule.backendRefs) {
+    if (ref.backend) ids.push(ref.backend);
+    for (const filter of ref.filters) if (filter.type === "RequestMirror") ids.push(filter.backend);
+  }
+  return ids;
+}
+
+/** A host unit with the parts it brings to a shard that lacks them. */
+interface Addition {
+  unit: HostUnit;
+  bytes: number;
+  matches: Set<number>;
+  rules: Set<number>;
+  backends: Set<string>;
+}
+
+/** The parts of a table one shard holds, with their JSON sizes, for packing. */
+class ShardBuilder {
+  readonly units: HostUnit[] = [];
+  readonly matches = new Set<number>();
+  readonly rules = new Set<number>();
+  readonly backends = new Set<string>();
+  bytes = 0;
+
+  constructor(private readonly sizes: PartSizes) {}
+
+  /** What this unit would add: the parts the shard does not hold yet, and their bytes. */
+  measure(unit: HostUnit): Addition {
+    const add: Addition = { unit, bytes: unit.name.length + 16, matches: new Set(), rules: new Set(), backends: new Set() };
+    const { table } = this.sizes;
+    for (const list of Object.values(unit.lists)) {
+      add.bytes += list.length * 6;
+      for (const m of list) {
+        if (this.matches.has(m) || add.matches.has(m)) continue;
+        add.matches.add(m);
+        add.bytes += this.sizes.match(m);
+        const r = table.matches[m]!.rule;
+        if (this.rules.has(r) || add.rules.has(r)) continue;
+        add.rules.add(r);
+        add.bytes += this.sizes.rule(r);
+        for (const b of backendsOfRule(table.rules[r]!)) {
+          if (this.backends.has(b) || add.backends.has(b)) continue;
+          add.backends.add(b);
+          add.bytes += this.sizes.backend(b);
+        }
+      }
+    }
+    return add;
+  }
+
+  add(addition: Addition): void {
+    this.units.push(addition.unit);
+    this.bytes += addition.bytes;
+    for (const m of addition.matches) this.matches.add(m);
+    for (const r of addition.rules) this.rules.add(r);
+    for (const b of addition.backends) this.backends.add(b);
+  }
+
+  build(): RouteTable {
+    const { table } = this.sizes;
+    const ascending = (s: Set<number>) => [...s].sort((a, b) => a - b);
+    const matchOrder = ascending(this.matches);
+    const ruleOrder = ascending(this.rules);
+    const newMatch = new Map(matchOrder.map((m, i) => [m, i]));
+    const newRule = new Map(ruleOrder.map((r, i) => [r, i]));
+    const hosts: Partial<Record<Protocol, HostIndex>> = {};
+    for (const unit of this.units) {
+      for (const [protocol, list] of Object.entries(unit.lists) as [Protocol, number[]][]) {
+        const index = (hosts[protocol] ??= { exact: {}, wildcard: {}, any: [] });
+        const mapped = list.map((m) => newMatch.get(m)!);
+        if (unit.kind === "any") index.any = mapped;
+        else index[unit.kind][unit.name] = mapped;
+      }
+    }
+    return {
+      ...table,
+      hosts,
+      matches: matchOrder.map((m) => ({ ...table.matches[m]!, rule: newRule.get(table.matches[m]!.rule)! })),
+      rules: ruleOrder.map((r) => table.rules[r]!),
+      backends: Object.fromEntries([...this.backends].sort().map((id) => [id, table.backends[id]!])),
+    };
+  }
+}
+
+/** JSON sizes of a table's parts, measured once each. */
+class PartSizes {
+  private readonly matches = new Map<number, number>();
+  private readonly rules = new Map<number, number>();
+  private readonly backends = new Map<string, number>();
+
+  constructor(readonly table: RouteTable) {}
+
+  private static measure<K>(memo: Map<K, number>, key: K, value: unknown): number {
+    let size = memo.get(key);
+    if (size === undefined) memo.set(key, (size = JSON.stringify(value).length + 1));
+    return size;
+  }
+
+  match = (i: number) => PartSizes.measure(this.matches, i, this.table.matches[i]);
+  rule = (i: number) => PartSizes.measure(this.rules, i, this.table.rules[i]);
+  backend = (id: string) => PartSizes.measure(this.backends, id, this.table.backends[id]);
+}
+
+/**
+ * One value while the table fits the shard size; else shards of at most about that size each. `whole` is
+ * the table's canonical JSON, when the caller has it already (the compiler does).
+ */
+export function planStorage(table: RouteTable, limits: ShardLimits = {}, whole = canonicalJson(table)): PlanResult {
+  const shardBytes = limits.shardBytes ?? DEFAULT_SHARD_BYTES;
+  const valueLimit = limits.valueLimitBytes ?? KV_VALUE_LIMIT_BYTES;
+  const wholeBytes = bytesOf(whole);
+  if (wholeBytes <= shardBytes) return { ok: true, plan: { table, root: { value: table, text: whole }, shards: [] } };
+
+  const sizes = new PartSizes(table);
+  const base = bytesOf(canonicalJson({ ...table, hosts: {}, matches: [], rules: [], backends: {} }));
+  const builders: ShardBuilder[] = [];
+  let current = new ShardBuilder(sizes);
+  for (const unit of hostUnits(table)) {
+    let addition = current.measure(unit);
+    if (current.units.length > 0 && base + current.bytes + addition.bytes > shardBytes) {
+      builders.push(current);
+      current = new ShardBuilder(sizes);
+      addition = current.measure(unit);
+    }
+    current.add(addition);
+  }
+  if (current.units.length > 0) builders.push(current);
+
+  const shards: StoredText<RouteTable>[] = [];
+  for (const builder of builders) {
+    const value = builder.build();
+    const text = canonicalJson(value);
+    const bytes = bytesOf(text);
+    if (bytes > valueLimit) {
+      const what = builder.units.length === 1 ? `${describeUnit(builder.units[0]!)} alone needs` : "one shard needs";
+      return {
+        ok: false,
+        problem: `table ${table.name} is ${mib(wholeBytes)}; ${what} ${mib(bytes)} (${value.rules.length} rules, ${Object.keys(value.backends).length} backends), and a Workers KV value holds at most ${mib(valueLimit)}`,
+      };
+    }
+    shards.push({ value, text });
+  }
+
+  const directory: Partial<Record<Protocol, ShardDirectory>> = {};
+  builders.forEach((builder, shard) => {
+    for (const unit of builder.units) {
+      for (const protocol of Object.keys(unit.lists) as Protocol[]) {
+        const entry = (directory[protocol] ??= { exact: {}, wildcard: {} });
+        if (unit.kind === "any") entry.any = shard;
+        else entry[unit.kind][unit.name] = shard;
+      }
+    }
+  });
+  const root: ShardedTable = {
+    schemaVersion: table.schemaVersion,
+    sharded: true,
+    version: table.version,
+    name: table.name,
+    directory,
+    shards: shards.map((s, i) => ({ hosts: builders[i]!.units.length, rules: s.value.rules.length, bytes: bytesOf(s.text) })),
+    ...(table.healthChecks ? { healthChecks: table.healthChecks } : {}),
+  };
+  const rootText = canonicalJson(root);
+  if (bytesOf(rootText) > valueLimit) {
+    return {
+      ok: false,
+      problem: `table ${table.name} has so many hosts that its shard directory alone is ${mib(bytesOf(rootText))}; a Workers KV value holds at most ${mib(valueLimit)}`,
+    };
+  }
+  return { ok: true, plan: { table, root: { value: root, text: rootText }, shards } };
+}
+
+/** The whole table again from a sharded root and its shards (parts shared by shards appear once). */
+export function joinShards(root: ShardedTable, shards: RouteTable[]): RouteTable {
+  const first = shards[0];
+  const joined: RouteTable = {
+    schemaVersion: root.schemaVersion,
+    version: root.version,
+    name: root.name,
+    listeners: first?.listeners ?? [],
+    hosts: {},
+    matches: [],
+    rules: [],
+    backends: {},
+    ...(first?.locality ? { locality: first.locality } : {}),
+    ...(first?.egress ? { egress: first.egress } : {}),
+    ...(root.healthChecks ? { healthChecks: root.healthChecks } : {}),
+  };
+  const ruleAt = new Map<string, number>();
+  const matchAt = new Map<string, number>();
+  for (const shard of shards) {
+    Object.assign(joined.backends, shard.backends);
+    const localMatch = shard.matches.map((m) => {
+      let at = matchAt.get(m.id);
+      if (at === undefined) {
+        const ruleId = shard.rules[m.rule]!.id;
+        let rule = ruleAt.get(ruleId);
+        if (rule === undefined) ruleAt.set(ruleId, (rule = joined.rules.push(shard.rules[m.rule]!) - 1));
+        matchAt.set(m.id, (at = joined.matches.push({ ...m, rule }) - 1));
+      }
+      return at;
+    });
+    for (const [protocol, index] of Object.entries(shard.hosts) as [Protocol, HostIndex][]) {
+      const into = (joined.hosts[protocol] ??= { exact: {}, wildcard: {}, any: [] });
+      const mapped = (list: number[]) => list.map((m) => localMatch[m]!);
+      for (const [host, list] of Object.entries(index.exact)) into.exact[host] = mapped(list);
+      for (const [suffix, list] of Object.entries(index.wildcard)) into.wildcard[suffix] = mapped(list);
+      if (index.any.length > 0) into.any = mapped(index.any);
+    }
+  }
+  return joined;
+}
