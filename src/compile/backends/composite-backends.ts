@@ -5,7 +5,7 @@
  */
 import { apiGroup, isJsonObject, type Manifest } from "../../gateway-api/manifest";
 import { GATEWAY_GROUP, X_GROUP } from "../input/api-groups";
-import { accepted, fails, REASON, resolved } from "../status/conditions";
+import { accepted, fails, REASON, resolved, unsupported } from "../status/conditions";
 import type { Condition, Diagnostics } from "../status/diagnostics";
 import type { StatusBook } from "../status/status-book";
 import type { ResourceIndex } from "../input/resource-index";
@@ -30,16 +30,16 @@ const key = (namespace: string, name: string) => `${namespace}/${name}`;
 function parseTargets(cb: Manifest): CompositeTarget[] | FieldProblem {
   const raw = cb.spec.targetRefs;
   if (!Array.isArray(raw) || raw.length === 0 || raw.length > 16) {
-    return { field: "spec.targetRefs", reason: "UnsupportedValue", message: "targetRefs must list 1 to 16 backends" };
+    return unsupported("spec.targetRefs", "targetRefs must list 1 to 16 backends");
   }
   const targets: CompositeTarget[] = [];
   for (const [i, ref] of raw.entries()) {
     const at = `spec.targetRefs[${i}]`;
     if (!isJsonObject(ref) || typeof ref.name !== "string" || ref.name === "" || typeof ref.kind !== "string") {
-      return { field: at, reason: "UnsupportedValue", message: "a targetRef needs a kind and a name" };
+      return unsupported(at, "a targetRef needs a kind and a name");
     }
     if (ref.namespace !== undefined && ref.namespace !== cb.metadata.namespace) {
-      return { field: `${at}.namespace`, reason: "UnsupportedValue", message: "targets must be in the CompositeBackend's namespace" };
+      return unsupported(`${at}.namespace`, "targets must be in the CompositeBackend's namespace");
     }
     const group = typeof ref.group === "string" ? ref.group : "";
     if (ref.kind === "CompositeBackend") {

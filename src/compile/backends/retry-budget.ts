@@ -8,6 +8,7 @@ import { parseDuration } from "../../gateway-api/duration";
 import { isJsonObject } from "../../gateway-api/manifest";
 import { type CompiledRetryBudget, DEFAULT_RETRY_BUDGET as FIELD_DEFAULTS } from "../../table/route-table";
 import { type FieldProblem, isProblem } from "../status/problems";
+import { unsupported } from "../status/conditions";
 
 const SECOND = 1000;
 const HOUR = 3_600_000;
@@ -15,13 +16,12 @@ const HOUR = 3_600_000;
 function interval(raw: unknown, fallback: number, field: string): number | FieldProblem {
   if (raw === undefined) return fallback;
   const ms = typeof raw === "string" ? parseDuration(raw) : null;
-  if (ms === null || ms < SECOND || ms > HOUR)
-    return { field, reason: "UnsupportedValue", message: `${JSON.stringify(raw)} is not a duration from 1s to 1h` };
+  if (ms === null || ms < SECOND || ms > HOUR) return unsupported(field, `${JSON.stringify(raw)} is not a duration from 1s to 1h`);
   return ms;
 }
 
 export function parseRetryConstraint(raw: unknown, at: string): CompiledRetryBudget | FieldProblem {
-  const fail = (field: string, message: string): FieldProblem => ({ field: `${at}${field}`, reason: "UnsupportedValue", message });
+  const fail = (field: string, message: string): FieldProblem => unsupported(`${at}${field}`, message);
   if (!isJsonObject(raw)) return fail("", "retryConstraint must be a mapping");
   const budget = raw.budget ?? {};
   const min = raw.minRetryRate ?? {};

@@ -8,6 +8,7 @@ import { parseDuration } from "../../gateway-api/duration";
 import { isJsonObject } from "../../gateway-api/manifest";
 import type { CompiledSession, SameSite } from "../../table/route-table";
 import { type FieldProblem, isProblem } from "../status/problems";
+import { unsupported } from "../status/conditions";
 
 /** Settings as written, before they are bound to a rule. */
 export interface SessionSettings {
@@ -29,14 +30,13 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 24 * 3_600_000;
 function duration(raw: unknown, field: string): number | undefined | FieldProblem {
   if (raw === undefined) return undefined;
   const ms = typeof raw === "string" ? parseDuration(raw) : null;
-  if (ms === null || ms <= 0)
-    return { field, reason: "UnsupportedValue", message: `${JSON.stringify(raw)} is not a positive duration like 30m or 1h` };
+  if (ms === null || ms <= 0) return unsupported(field, `${JSON.stringify(raw)} is not a positive duration like 30m or 1h`);
   return ms;
 }
 
 /** Validates one `sessionPersistence` block. */
 export function parseSessionPersistence(raw: unknown, at: string): SessionSettings | FieldProblem {
-  const fail = (field: string, message: string): FieldProblem => ({ field: `${at}${field}`, reason: "UnsupportedValue", message });
+  const fail = (field: string, message: string): FieldProblem => unsupported(`${at}${field}`, message);
   if (!isJsonObject(raw)) return fail("", "sessionPersistence must be a mapping");
   const type = raw.type ?? "Cookie";
   if (type !== "Cookie" && type !== "Header") return fail(".type", `type must be Cookie or Header (got ${String(type)})`);

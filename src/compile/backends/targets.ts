@@ -19,6 +19,7 @@ import type { CompositeBackends } from "./composite-backends";
 import { resolveServiceEndpoints, servicePorts } from "./service-endpoints";
 import { isRefusal, type ServicePort, serviceTransport } from "./service-transport";
 import { externalEndpoint, type XBackends } from "./xbackends";
+import { unsupported } from "../status/conditions";
 
 /**
  * The route whose refs are resolved, and the clusters it stands for: its own, or every cluster holding an
@@ -116,8 +117,7 @@ const clusterList = (clusters: string[]) => clusters.join(",");
  * (or the port) contributes nothing and is named.
  */
 function resolveService(ctx: BackendContext, t: Target): Resolution {
-  if (t.port === undefined)
-    return { field: `${t.at}.port`, reason: "UnsupportedValue", message: `port is required for Service ${t.namespace}/${t.name}` };
+  if (t.port === undefined) return unsupported(`${t.at}.port`, `port is required for Service ${t.namespace}/${t.name}`);
   const found = t.clusters.map((cluster) => {
     const service = ctx.index.get(cluster, "Service", t.namespace, t.name);
     const port = service && pickServicePort(service, t.port);
@@ -164,7 +164,7 @@ function resolveService(ctx: BackendContext, t: Target): Resolution {
 /** kind ServiceImport: the union of every cluster that exports the Service (ServiceExport + Service). */
 function resolveServiceImport(ctx: BackendContext, t: Target): Resolution {
   if (t.port === undefined) {
-    return { field: `${t.at}.port`, reason: "UnsupportedValue", message: `port is required for ServiceImport ${t.namespace}/${t.name}` };
+    return unsupported(`${t.at}.port`, `port is required for ServiceImport ${t.namespace}/${t.name}`);
   }
   const exporters = ctx.edge.clusters.flatMap((cluster) => {
     if (!ctx.index.get(cluster.name, "ServiceExport", t.namespace, t.name)) return [];
@@ -330,7 +330,7 @@ export function resolveTarget(ctx: BackendContext, scope: RouteScope, ref: Recor
   const namespace = typeof ref.namespace === "string" ? ref.namespace : route.metadata.namespace;
   const name = ref.name as string;
   if (ref.port !== undefined && !(typeof ref.port === "number" && Number.isInteger(ref.port) && ref.port >= 1 && ref.port <= 65535)) {
-    return { field: `${at}.port`, reason: "UnsupportedValue", message: "port must be 1-65535" };
+    return unsupported(`${at}.port`, "port must be 1-65535");
   }
   // A grant lives in the target's namespace of each cluster: a cluster without one contributes nothing.
   const from = { group: GATEWAY_GROUP, kind: "HTTPRoute", namespace: route.metadata.namespace };

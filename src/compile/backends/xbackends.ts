@@ -6,7 +6,7 @@
  */
 import { hostnameMatches, hostnameProblem, isIpLiteral, isLocalhost } from "../../gateway-api/hostname";
 import { isJsonObject, type Manifest } from "../../gateway-api/manifest";
-import { accepted, fails } from "../status/conditions";
+import { accepted, fails, unsupported } from "../status/conditions";
 import type { Condition, Diagnostics } from "../status/diagnostics";
 import type { StatusBook } from "../status/status-book";
 import type { CompiledEndpoint } from "../../table/route-table";
@@ -57,17 +57,17 @@ const CLUSTER_INTERNAL = [".cluster.local", ".clusterset.local", ".svc"];
 
 function checkHostname(raw: unknown, egress: EgressSettings): FieldProblem | string {
   const field = "spec.externalHostname.hostname";
-  if (typeof raw !== "string" || raw === "") return { field, reason: "UnsupportedValue", message: "hostname is required" };
+  if (typeof raw !== "string" || raw === "") return unsupported(field, "hostname is required");
   const host = raw.toLowerCase();
   if (isIpLiteral(host) || CLUSTER_INTERNAL.some((suffix) => host === suffix.slice(1) || host.endsWith(suffix))) {
     const read =
       isIpLiteral(host) && !/^[\d.]+$|:/.test(host)
         ? ` (a URL parser reads it as the IP address ${new URL(`http://${host}/`).hostname})`
         : "";
-    return { field, reason: "UnsupportedValue", message: `hostname ${raw} must not be an IP address or end with .cluster.local${read}` };
+    return unsupported(field, `hostname ${raw} must not be an IP address or end with .cluster.local${read}`);
   }
   const problem = hostnameProblem(host, false);
-  if (problem) return { field, reason: "UnsupportedValue", message: `hostname ${raw} ${problem}` };
+  if (problem) return unsupported(field, `hostname ${raw} ${problem}`);
   if (isLocalhost(host) && !egress.allowLocalhost) {
     return {
       field,
@@ -97,48 +97,33 @@ function checkTls(
 ): FieldProblem | Pick<ExternalTarget, "scheme" | "mtlsBinding"> {
   if (raw === undefined) return { scheme: "http" };
   const at = "spec.tls";
-  if (!isJsonObject(raw)) return { field: at, reason: "UnsupportedValue", message: "tls must be a mapping with a mode" };
+  if (!isJsonObject(raw)) return unsupported(at, "tls must be a mapping with a mode");
   const { mode, clientCertificateRef: certRef, validation } = raw;
   if (mode !== "None" && mode !== "ServerOnly" && mode !== "ClientAndServer") {
-    return {
-      field: `${at}.mode`,
-      reason: "UnsupportedValue",
-      message: `mode must be None, ServerOnly or ClientAndServer (got ${String(mode)})`,
-    };
+    return unsupported(`${at}.mode`, `mode must be None, ServerOnly or ClientAndServer (got ${String(mode)})`);
   }
   if ((certRef !== undefined) !== (mode === "ClientAndServer")) {
-    return {
-      field: `${at}.clientCertificateRef`,
-      reason: "UnsupportedValue",
-      message: "clientCertificateRef is set if and only if mode is ClientAndServer",
-    };
+    return unsupported(`${at}.clientCertificateRef`, "clientCertificateRef is set if and only if mode is ClientAndServer");
   }
   if (validation !== undefined) {
-    if (!isJsonObject(validation))
-      return { field: `${at}.validation`, reason: "UnsupportedValue", message: "validation must be a mapping" };
+    if (!isJsonObject(validation)) return unsupported(`${at}.validation`, "validation must be a mapping");
     if (validation.caCertificateRefs !== undefined) {
-      return {
-        field: `${at}.validation.caCertificateRefs`,
-        reason: "UnsupportedValue",
-        message: "a Worker validates upstream certificates against the public CA set only; use wellKnownCACertificates: System",
-      };
+      return unsupported(
+        `${at}.validation.caCertificateRefs`,
+        "a Worker validates upstream certificates against the public CA set only; use wellKnownCACertificates: System",
+      );
     }
     if (validation.wellKnownCACertificates !== undefined && validation.wellKnownCACertificates !== "System") {
-      return { field: `${at}.validation.wellKnownCACertificates`, reason: "UnsupportedValue", message: "only System is supported" };
+      return unsupported(`${at}.validation.wellKnownCACertificates`, "only System is supported");
     }
     if (validation.hostname !== undefined && validation.hostname !== hostname) {
-      return {
-        field: `${at}.validation.hostname`,
-        reason: "UnsupportedValue",
-        message: `a Worker sends SNI and validates the certificate for the URL's host; validation.hostname must equal ${hostname}`,
-      };
+      return unsupported(
+        `${at}.validation.hostname`,
+        `a Worker sends SNI and validates the certificate for the URL's host; validation.hostname must equal ${hostname}`,
+      );
     }
     if (validation.subjectAltNames !== undefined) {
-      return {
-        field: `${at}.validation.subjectAltNames`,
-        reason: "UnsupportedValue",
-        message: "subjectAltNames cannot be honoured by a Worker",
-      };
+      return unsupported(`${at}.validation.subjectAltNames`, "subjectAltNames cannot be honoured by a Worker");
     }
   }
   if (mode === "None") return { scheme: "http" };
@@ -178,17 +163,13 @@ export function compileXBackend(xb: Manifest, egress: EgressSettings, granted: S
   const fail = (problem: FieldProblem): XBackendResult => ({ ok: false, problem });
   const { spec } = xb;
   if (spec.type !== "ExternalHostname") {
-    return fail({
-      field: "spec.type",
-      reason: "UnsupportedValue",
-      message: `type ${String(spec.type)} is not supported; use ExternalHostname`,
-    });
+    return fail(unsupported("spec.type", `type ${String(spec.type)} is not supported; use ExternalHostname`));
   }
   // The PR's shape is `port: {port}`; its later revision names the field `number`.
   const portField = isJsonObject(spec.port) && spec.port.number !== undefined ? "number" : "port";
   const port = isJsonObject(spec.port) ? spec.port[portField] : undefined;
   if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535) {
-    return fail({ field: `spec.port.${portField}`, reason: "UnsupportedValue", message: `port must be {${portField}: 1-65535}` });
+    return fail(unsupported(`spec.port.${portField}`, `port must be {${portField}: 1-65535}`));
   }
   const protocol = spec.protocol ?? "HTTP";
   if (typeof protocol !== "string" || !HONOURED_PROTOCOLS.has(protocol)) {
@@ -196,11 +177,7 @@ export function compileXBackend(xb: Manifest, egress: EgressSettings, granted: S
     return fail(
       why
         ? { field: "spec.protocol", reason: "UnsupportedProtocol", message: `protocol ${protocol}: ${why}` }
-        : {
-            field: "spec.protocol",
-            reason: "UnsupportedValue",
-            message: `protocol ${String(protocol)} is not one of HTTP, HTTP11, MCP, HTTP2, H2C, TCP`,
-          },
+        : unsupported("spec.protocol", `protocol ${String(protocol)} is not one of HTTP, HTTP11, MCP, HTTP2, H2C, TCP`),
     );
   }
   const ext = isJsonObject(spec.externalHostname) ? spec.externalHostname : {};

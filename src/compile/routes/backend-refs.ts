@@ -9,6 +9,7 @@ import { type BackendContext, resolveTarget, type RouteScope } from "../backends
 import { type FieldProblem, isProblem } from "../status/problems";
 import { compileFilters, type FilterContext } from "./filters";
 import type { MatchDraft } from "./route-matches";
+import { unsupported } from "../status/conditions";
 
 export type { BackendContext, RouteScope };
 
@@ -45,18 +46,18 @@ export function resolveBackendRefs(
   const result: ResolvedBackendRefs = { refs: [], unresolved: [], partial: [] };
   if (raw === undefined) return result;
   if (!Array.isArray(raw) || raw.length > 16) {
-    result.rejected = { field: at, reason: "UnsupportedValue", message: "backendRefs must be a list of at most 16" };
+    result.rejected = unsupported(at, "backendRefs must be a list of at most 16");
     return result;
   }
   for (const [i, ref] of raw.entries()) {
     const here = `${at}[${i}]`;
     if (!isJsonObject(ref) || typeof ref.name !== "string" || ref.name === "") {
-      result.rejected = { field: here, reason: "UnsupportedValue", message: "backendRef needs a name" };
+      result.rejected = unsupported(here, "backendRef needs a name");
       return result;
     }
     const weight = ref.weight ?? 1;
     if (typeof weight !== "number" || !Number.isInteger(weight) || weight < 0 || weight > 1_000_000) {
-      result.rejected = { field: `${here}.weight`, reason: "UnsupportedValue", message: "weight must be an integer 0-1000000" };
+      result.rejected = unsupported(`${here}.weight`, "weight must be an integer 0-1000000");
       return result;
     }
     const filters = compileFilters(ref.filters, `${here}.filters`, filterContext(ctx, scope, matches, result.unresolved, "backendRef"));

@@ -10,7 +10,7 @@ import { isJsonObject, type Manifest } from "../../gateway-api/manifest";
 import type { CompiledBackendRef, CompiledFilter, CompiledRetry, CompiledSession } from "../../table/route-table";
 import { GATEWAY_GROUP } from "../input/api-groups";
 import { type BackendContext, filterContext, resolveBackendRefs, type RouteScope } from "./backend-refs";
-import { accepted, fails, holds, REASON, resolved } from "../status/conditions";
+import { accepted, fails, holds, REASON, resolved, unsupported } from "../status/conditions";
 import type { Condition, Diagnostics, ParentRefView } from "../status/diagnostics";
 import type { StatusBook } from "../status/status-book";
 import { compileFilters } from "./filters";
@@ -96,7 +96,7 @@ function compileRule(
   i: number,
 ): { draft: RuleDraft; unresolved: FieldProblem[]; warnings: FieldProblem[] } | { problem: FieldProblem; matches?: MatchDraft[] } {
   const at = `spec.rules[${i}]`;
-  if (!isJsonObject(rule)) return { problem: { field: at, reason: "UnsupportedValue", message: "rule must be a mapping" } };
+  if (!isJsonObject(rule)) return { problem: unsupported(at, "rule must be a mapping") };
   const matches = compileMatches(rule.matches, `${at}.matches`);
   if (isProblem(matches)) return { problem: matches };
   const rest = compileRuleBody(ctx, scope, rule, i, matches);
@@ -118,7 +118,7 @@ function compileRuleBody(
   if (isProblem(filters)) return filters;
   const hasRedirect = filters.some((f) => f.type === "RequestRedirect");
   if (hasRedirect && Array.isArray(rule.backendRefs) && rule.backendRefs.length > 0) {
-    return { field: `${at}.filters`, reason: "UnsupportedValue", message: "RequestRedirect cannot be combined with backendRefs" };
+    return unsupported(`${at}.filters`, "RequestRedirect cannot be combined with backendRefs");
   }
   const refs = resolveBackendRefs(ctx, scope, rule.backendRefs, `${at}.backendRefs`, matches);
   if (refs.rejected) return refs.rejected;
@@ -153,8 +153,7 @@ function compileRules(
   scope: RouteScope,
 ): { rules: RuleDraft[]; dropped: DroppedRule[]; unresolved: FieldProblem[]; warnings: FieldProblem[] } | FieldProblem[] {
   const raw = scope.route.spec.rules ?? [{}];
-  if (!Array.isArray(raw) || raw.length > 16)
-    return [{ field: "spec.rules", reason: "UnsupportedValue", message: "rules must be a list of at most 16" }];
+  if (!Array.isArray(raw) || raw.length > 16) return [unsupported("spec.rules", "rules must be a list of at most 16")];
   const rules: RuleDraft[] = [];
   const dropped: DroppedRule[] = [];
   const unresolved: FieldProblem[] = [];
@@ -174,7 +173,7 @@ function compileRules(
   }
   if (dropped.length > 0 && rules.every((r) => r.invalid)) return dropped;
   if (rules.reduce((n, r) => n + r.matches.length, 0) > 128)
-    return [{ field: "spec.rules", reason: "UnsupportedValue", message: "a route may have at most 128 matches in total" }];
+    return [unsupported("spec.rules", "a route may have at most 128 matches in total")];
   return { rules, dropped, unresolved, warnings };
 }
 
@@ -193,11 +192,10 @@ function droppedRulesMessage(dropped: DroppedRule[]): string {
 
 function routeHostnames(route: Manifest): string[] | FieldProblem {
   const raw = route.spec.hostnames ?? [];
-  if (!Array.isArray(raw) || raw.length > 16)
-    return { field: "spec.hostnames", reason: "UnsupportedValue", message: "hostnames must be a list of at most 16" };
+  if (!Array.isArray(raw) || raw.length > 16) return unsupported("spec.hostnames", "hostnames must be a list of at most 16");
   for (const [i, h] of raw.entries()) {
     const problem = typeof h === "string" ? hostnameProblem(h, true) : "must be a string";
-    if (problem) return { field: `spec.hostnames[${i}]`, reason: "UnsupportedValue", message: `hostname ${JSON.stringify(h)} ${problem}` };
+    if (problem) return unsupported(`spec.hostnames[${i}]`, `hostname ${JSON.stringify(h)} ${problem}`);
   }
   return raw as string[];
 }

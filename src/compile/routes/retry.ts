@@ -3,6 +3,7 @@ import { parseDuration } from "../../gateway-api/duration";
 import { isJsonObject } from "../../gateway-api/manifest";
 import type { CompiledRetry } from "../../table/route-table";
 import { type FieldProblem } from "../status/problems";
+import { unsupported } from "../status/conditions";
 
 /** More retries than this only multiply load on a backend that is already failing. */
 const MAX_ATTEMPTS = 10;
@@ -11,7 +12,7 @@ export const DEFAULT_BACKOFF_MS = 25;
 
 export function compileRetry(raw: unknown, at: string): CompiledRetry | undefined | FieldProblem {
   if (raw === undefined) return undefined;
-  const fail = (field: string, message: string): FieldProblem => ({ field: `${at}${field}`, reason: "UnsupportedValue", message });
+  const fail = (field: string, message: string): FieldProblem => unsupported(`${at}${field}`, message);
   if (!isJsonObject(raw)) return fail("", "retry must be a mapping");
   const codes = raw.codes ?? [];
   if (!Array.isArray(codes) || !codes.every((c) => Number.isInteger(c) && c >= 400 && c <= 599)) {

@@ -3,6 +3,7 @@ import { isJsonObject } from "../../gateway-api/manifest";
 import type { CompiledPathMatch, CompiledValueMatch } from "../../table/route-table";
 import { regexProblem } from "./re2-syntax";
 import { type FieldProblem, isProblem } from "../status/problems";
+import { unsupported } from "../status/conditions";
 
 /** A match before it gets its id and position in the table. */
 export interface MatchDraft {
@@ -40,23 +41,19 @@ export const headerNameProblem = (name: string): string | null =>
 
 function compilePath(raw: unknown, at: string): CompiledPathMatch | FieldProblem {
   if (raw === undefined) return { type: "PathPrefix", value: "/" };
-  if (!isJsonObject(raw)) return { field: at, reason: "UnsupportedValue", message: "path must be a mapping" };
+  if (!isJsonObject(raw)) return unsupported(at, "path must be a mapping");
   const type = raw.type ?? "PathPrefix";
   const value = raw.value ?? "/";
-  if (typeof value !== "string") return { field: `${at}.value`, reason: "UnsupportedValue", message: "path value must be a string" };
+  if (typeof value !== "string") return unsupported(`${at}.value`, "path value must be a string");
   if (type === "RegularExpression") {
     const problem = regexProblem(value);
-    return problem ? { field: `${at}.value`, reason: "UnsupportedValue", message: `path regex ${problem}` } : { type, value };
+    return problem ? unsupported(`${at}.value`, `path regex ${problem}`) : { type, value };
   }
   if (type !== "Exact" && type !== "PathPrefix") {
-    return {
-      field: `${at}.type`,
-      reason: "UnsupportedValue",
-      message: `path type ${String(type)} is not Exact, PathPrefix or RegularExpression`,
-    };
+    return unsupported(`${at}.type`, `path type ${String(type)} is not Exact, PathPrefix or RegularExpression`);
   }
   const problem = pathValueProblem(value);
-  if (problem) return { field: `${at}.value`, reason: "UnsupportedValue", message: `path ${JSON.stringify(value)} ${problem}` };
+  if (problem) return unsupported(`${at}.value`, `path ${JSON.stringify(value)} ${problem}`);
   // A trailing '/' in a prefix is ignored: `/abc/` matches like `/abc`.
   const normalised = type === "PathPrefix" && value.length > 1 ? value.replace(/\/+$/, "") : value;
   return { type, value: normalised };
@@ -64,33 +61,23 @@ function compilePath(raw: unknown, at: string): CompiledPathMatch | FieldProblem
 
 function compileValueMatches(raw: unknown, at: string, kind: "header" | "query"): CompiledValueMatch[] | FieldProblem {
   if (raw === undefined) return [];
-  if (!Array.isArray(raw) || raw.length > 16)
-    return { field: at, reason: "UnsupportedValue", message: `${at} must be a list of at most 16` };
+  if (!Array.isArray(raw) || raw.length > 16) return unsupported(at, `${at} must be a list of at most 16`);
   const result: CompiledValueMatch[] = [];
   const seen = new Set<string>();
   for (const [i, m] of raw.entries()) {
     const here = `${at}[${i}]`;
     if (!isJsonObject(m) || typeof m.name !== "string" || typeof m.value !== "string") {
-      return { field: here, reason: "UnsupportedValue", message: `${kind} match needs a name and a string value` };
+      return unsupported(here, `${kind} match needs a name and a string value`);
     }
     const type = m.type ?? "Exact";
     if (type !== "Exact" && type !== "RegularExpression") {
-      return {
-        field: `${here}.type`,
-        reason: "UnsupportedValue",
-        message: `${kind} match type ${String(type)} is not Exact or RegularExpression`,
-      };
+      return unsupported(`${here}.type`, `${kind} match type ${String(type)} is not Exact or RegularExpression`);
     }
     if (kind === "header" && headerNameProblem(m.name))
-      return {
-        field: `${here}.name`,
-        reason: "UnsupportedValue",
-        message: `header name ${JSON.stringify(m.name)} ${headerNameProblem(m.name)}`,
-      };
-    if (kind === "query" && m.name.length === 0)
-      return { field: `${here}.name`, reason: "UnsupportedValue", message: "query parameter name must not be empty" };
+      return unsupported(`${here}.name`, `header name ${JSON.stringify(m.name)} ${headerNameProblem(m.name)}`);
+    if (kind === "query" && m.name.length === 0) return unsupported(`${here}.name`, "query parameter name must not be empty");
     const problem = type === "RegularExpression" ? regexProblem(m.value) : headerValueProblem(m.value, kind === "header" ? 4096 : 1024);
-    if (problem) return { field: `${here}.value`, reason: "UnsupportedValue", message: `${kind} ${m.name} value ${problem}` };
+    if (problem) return unsupported(`${here}.value`, `${kind} ${m.name} value ${problem}`);
     // Header names compare case-insensitively, query names case-sensitively; the first of equal names counts.
     const name = kind === "header" ? m.name.toLowerCase() : m.name;
     if (seen.has(name)) continue;
@@ -105,12 +92,11 @@ export function compileMatches(raw: unknown, at: string): MatchDraft[] | FieldPr
   if (raw === undefined || (Array.isArray(raw) && raw.length === 0)) {
     return [{ path: { type: "PathPrefix", value: "/" }, headers: [], queryParams: [] }];
   }
-  if (!Array.isArray(raw) || raw.length > 64)
-    return { field: at, reason: "UnsupportedValue", message: "matches must be a list of at most 64" };
+  if (!Array.isArray(raw) || raw.length > 64) return unsupported(at, "matches must be a list of at most 64");
   const drafts: MatchDraft[] = [];
   for (const [j, m] of raw.entries()) {
     const here = `${at}[${j}]`;
-    if (!isJsonObject(m)) return { field: here, reason: "UnsupportedValue", message: "match must be a mapping" };
+    if (!isJsonObject(m)) return unsupported(here, "match must be a mapping");
     const path = compilePath(m.path, `${here}.path`);
     if (isProblem(path)) return path;
     const headers = compileValueMatches(m.headers, `${here}.headers`, "header");
@@ -118,11 +104,7 @@ export function compileMatches(raw: unknown, at: string): MatchDraft[] | FieldPr
     const queryParams = compileValueMatches(m.queryParams, `${here}.queryParams`, "query");
     if (isProblem(queryParams)) return queryParams;
     if (m.method !== undefined && (typeof m.method !== "string" || !METHODS.includes(m.method))) {
-      return {
-        field: `${here}.method`,
-        reason: "UnsupportedValue",
-        message: `method ${String(m.method)} is not one of ${METHODS.join(", ")}`,
-      };
+      return unsupported(`${here}.method`, `method ${String(m.method)} is not one of ${METHODS.join(", ")}`);
     }
     drafts.push({ path, headers, queryParams, method: m.method as string | undefined });
   }
