@@ -6,34 +6,30 @@
 import { Hono } from "hono";
 import type { AppEnv, Env } from "./env";
 import { errorResponse, GatewayError } from "./errors";
-import { type HealthView, isolateHealth } from "./health-view";
+import { Isolate } from "./isolate";
 import { discardRequestBody } from "./request-body";
 import { handleRequest } from "./request-handler";
 import { newRecord, type RequestRecord, reportRequest } from "./request-record";
 import { tableName } from "./table-loader";
-import { isolateTraffic } from "./traffic-counter";
-import { RetryBudgets } from "./retry-budget";
 
 export interface AppOptions {
   /** The clock sessions expire by; tests pass one they can move. */
   now?: () => number;
-  /** The health view requests read and feed; the isolate's own by default. */
-  health?: HealthView;
+  /** What the isolate keeps between requests (src/index.ts makes the one an isolate has); a fresh one by default. */
+  isolate?: Isolate;
 }
 
 /** A finished request: its log line and data point, and its count for the status page. */
-function settle(record: RequestRecord, env: Env, waitUntil: (p: Promise<unknown>) => void): void {
+function settle(isolate: Isolate, record: RequestRecord, env: Env, waitUntil: (p: Promise<unknown>) => void): void {
   reportRequest(record, env);
   const now = Date.now();
-  isolateTraffic.count(record, now);
-  isolateTraffic.flush(env, tableName(env), now, waitUntil);
+  isolate.traffic.count(record, now);
+  isolate.traffic.flush(env, tableName(env), now, waitUntil);
 }
 
 export function createApp(options: AppOptions = {}): Hono<AppEnv> {
   const now = options.now ?? Date.now;
-  const health = options.health ?? isolateHealth;
-  // Retry budgets are per isolate, like passive health: what this isolate sent to each backend.
-  const budgets = new RetryBudgets();
+  const isolate = options.isolate ?? new Isolate();
   // Routing is the gateway's own: one handler takes every request, so Hono's router is not given the path.
   const app = new Hono<AppEnv>({ getPath: () => "/" });
 
@@ -45,9 +41,9 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     const waitUntil = (promise: Promise<unknown>) => c.executionCtx.waitUntil(promise);
     const record = newRecord(requestId, request);
     c.set("record", record);
-    const response = await handleRequest(request, requestId, { env: c.env, waitUntil, health, budgets, now, record });
+    const response = await handleRequest(request, requestId, { env: c.env, waitUntil, isolate, now, record });
     record.status = response.status;
-    settle(record, c.env, waitUntil);
+    settle(isolate, record, c.env, waitUntil);
     return response;
   });
 
@@ -57,7 +53,7 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
     const record = c.get("record");
     const answer = (code: Parameters<typeof errorResponse>[0]) => {
       const response = errorResponse(code, requestId);
-      if (record) settle({ ...record, status: response.status, error: code }, c.env, (p) => c.executionCtx.waitUntil(p));
+      if (record) settle(isolate, { ...record, status: response.status, error: code }, c.env, (p) => c.executionCtx.waitUntil(p));
       return response;
     };
     if (error instanceof GatewayError) {

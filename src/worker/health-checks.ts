@@ -10,7 +10,7 @@
 import type { CompiledEndpoint, CompiledHealthCheck, EgressPolicy } from "../table/route-table";
 import type { Env } from "./env";
 import type { HealthUpdate, ProbeResult } from "./health-store";
-import { isolateHealth } from "./health-view";
+import type { HealthView } from "./health-view";
 import type { ServedTable } from "./served-table";
 import { egressAllowed, type Link, probe } from "./upstream";
 
@@ -55,8 +55,13 @@ export async function inTurns<T, R>(items: T[], concurrency: number, work: (item
   return results;
 }
 
-/** One round of checks for the served table; returns what the health store made of it (null: no checks configured). */
-export async function runHealthChecks(env: Env, served: ServedTable, scheduledTime: number): Promise<HealthUpdate | null> {
+/** One round of checks for the served table; returns what the health store made of it (null: no checks configured), and tells `health`. */
+export async function runHealthChecks(
+  env: Env,
+  served: ServedTable,
+  scheduledTime: number,
+  health: HealthView,
+): Promise<HealthUpdate | null> {
   if (!served.healthChecks) return null;
   const { targets, egress } = await targetsOf(served);
   const run = Math.floor(scheduledTime / 60_000);
@@ -78,6 +83,6 @@ export async function runHealthChecks(env: Env, served: ServedTable, scheduledTi
     targets.map((t) => t.endpoint.id),
     scheduledTime,
   );
-  isolateHealth.setActive(new Set(update.unhealthy));
+  health.setActive(new Set(update.unhealthy));
   return update;
 }

@@ -47,6 +47,3 @@ export class HealthView implements EndpointHealth {
     this.passive.record(endpoint, outcome, peers, now);
   }
 }
-
-/** The isolate's view: the table loader and the Cron run set its active part, requests read and feed it. */
-export const isolateHealth = new HealthView();

@@ -19,16 +19,15 @@ import { scanClientHeaders } from "./client-headers";
 import type { Env } from "./env";
 import { GatewayError } from "./errors";
 import { stripHopByHop } from "./forwarding-headers";
-import type { HealthView } from "./health-view";
+import type { Isolate } from "./isolate";
 import { discardRequestBody, readRequestBody } from "./request-body";
 import { checkRequestLimits } from "./request-limits";
 import { lazyQuery, readRequestLine } from "./request-line";
-import type { RetryBudgets } from "./retry-budget";
 import type { ServedTable } from "./served-table";
 import { pageBackends, sharedStatus, STATUS_PATH, statusBody, tokensEqual } from "./status-endpoint";
 import { statusPage } from "./status-page";
 import { keepSession, type Pinned, pinKey, resumeSession, type SessionDeps, startSession } from "./sticky-session";
-import { loadRouteTable, tableName } from "./table-loader";
+import { tableName } from "./table-loader";
 import { type ForwardResult, forward, type Link, mirror, type Outbound, type RetryReason } from "./upstream";
 import { buildUpstreamRequest, type RequestFacts } from "./upstream-request";
 import type { RequestRecord } from "./request-record";
@@ -37,8 +36,8 @@ import type { RequestRecord } from "./request-record";
 export interface HandlerContext {
   env: Env;
   waitUntil(promise: Promise<unknown>): void;
-  health: HealthView;
-  budgets: RetryBudgets;
+  /** What the isolate keeps between requests: tables, health view, retry budgets, sessions, counts. */
+  isolate: Isolate;
   /** The clock sessions expire by (tests move it). */
   now: () => number;
   /** What this request did, filled step by step (logs and metrics). */
@@ -103,11 +102,15 @@ async function statusAnswer(request: Request, line: RequestFacts["line"], served
     throw new GatewayError("UNAUTHORIZED", "status endpoint called without its token");
   const shared = await sharedStatus(h.env, served.name);
   if (request.headers.get("accept")?.includes("text/html")) {
-    const page = statusPage({ table: { name: served.name, version: served.version }, ...shared, backends: pageBackends(served, h.health) });
+    const page = statusPage({
+      table: { name: served.name, version: served.version },
+      ...shared,
+      backends: pageBackends(served, h.isolate.health),
+    });
     const headers = { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "x-request-id": requestId };
     return answerItself(request, new Response(page, { headers }));
   }
-  const body = JSON.stringify({ ...(statusBody(served, h.health) as object), shared });
+  const body = JSON.stringify({ ...(statusBody(served, h.isolate.health) as object), shared });
   const headers = { "content-type": "application/json", "cache-control": "no-store", "x-request-id": requestId };
   return answerItself(request, new Response(body, { headers }));
 }
@@ -119,7 +122,7 @@ async function resolve(request: Request, requestId: string, h: HandlerContext): 
   const href = request.url;
   checkRequestLimits(href, clientHeaders);
   // Awaited only when it is a promise: a served table comes back as is, saving a microtask turn per request.
-  const loading = loadRouteTable(h.env, h.waitUntil);
+  const loading = h.isolate.tables.load(h.env, h.waitUntil);
   const served = loading instanceof Promise ? await loading : loading;
   if (!served) throw new GatewayError("ROUTE_TABLE_UNAVAILABLE", `no table "${tableName(h.env)}" has been read by this isolate`);
   const line = readRequestLine(request, new URL(href));
@@ -174,7 +177,7 @@ function answerLocally(ctx: Resolved): Promise<Response> | null {
 }
 
 function sessionDeps(h: HandlerContext): SessionDeps {
-  return { env: h.env, now: h.now(), waitUntil: h.waitUntil };
+  return { env: h.env, sessions: h.isolate.sessions, now: h.now(), waitUntil: h.waitUntil };
 }
 
 /**
@@ -184,12 +187,12 @@ function sessionDeps(h: HandlerContext): SessionDeps {
  */
 async function pinOrChoose(ctx: Resolved, h: HandlerContext): Promise<Target | RedirectFilter> {
   const { rule, ruleIndex } = ctx.match;
-  h.health.refresh(Date.now());
+  h.isolate.health.refresh(Date.now());
   const session = rule.session;
   const deps = session ? sessionDeps(h) : null;
   const pinned = session && deps ? await resumeSession(deps, ctx.prepared, rule, session, ctx.request.headers) : null;
-  if (pinned) h.record.session = h.health.usable(pinned.endpoint) ? "resumed" : "moved";
-  if (pinned && h.health.usable(pinned.endpoint)) {
+  if (pinned) h.record.session = h.isolate.health.usable(pinned.endpoint) ? "resumed" : "moved";
+  if (pinned && h.isolate.health.usable(pinned.endpoint)) {
     const slots = ctx.slots.refs[pinned.refIndex] ?? ctx.slots.rule;
     return { ref: pinned.ref, slots, backend: pinned.backend, endpoint: pinned.endpoint, pinned };
   }
@@ -199,7 +202,7 @@ async function pinOrChoose(ctx: Resolved, h: HandlerContext): Promise<Target | R
     throw new GatewayError("BACKEND_NOT_RESOLVED", `a backend of rule ${rule.id} is not resolved (${choice.reason})`);
   const slots = ctx.slots.refs[choice.refIndex] ?? ctx.slots.rule;
   if (slots.redirect) return slots.redirect;
-  const endpoint = pickEndpoint(ctx.prepared, choice.backend, Math.random(), ctx.location, h.health);
+  const endpoint = pickEndpoint(ctx.prepared, choice.backend, Math.random(), ctx.location, h.isolate.health);
   if (!endpoint) throw new GatewayError("NO_HEALTHY_ENDPOINT", `backend ${choice.backend.backend.id} has no ready endpoint`);
   // A new session is stored while the upstream works; its token joins the response.
   const newSession = session && deps ? startSession(deps, session, pinKey(choice.backend.backend), endpoint.id) : undefined;
@@ -214,14 +217,14 @@ async function forwardRequest(ctx: Resolved, target: Target, h: HandlerContext):
   const reading = readRequestBody(ctx.request, ctx.line.method, replayWanted);
   const body = reading instanceof Promise ? await reading : reading;
   const outbound: Outbound = { ...upstream, body };
-  const link: Link = { bindings: h.env, egress: ctx.prepared.table.egress, health: h.health };
+  const link: Link = { bindings: h.env, egress: ctx.prepared.table.egress, health: h.isolate.health };
   sendMirrors(ctx, target.slots, outbound, link, h);
   const { backend, pinned } = target;
   const next = (tried: CompiledEndpoint[], why: RetryReason): CompiledEndpoint | null =>
     // A pinned endpoint that answered is retried itself (it is alive); one that failed gives way.
     pinned && why === "status"
       ? pinned.endpoint
-      : (failoverEndpoint(ctx.prepared, backend, ctx.location, h.health, tried, Math.random()) ?? tried[tried.length - 1]!);
+      : (failoverEndpoint(ctx.prepared, backend, ctx.location, h.isolate.health, tried, Math.random()) ?? tried[tried.length - 1]!);
   h.record.backend = backend.backend.id;
   const sent = await forward(link, {
     outbound,
@@ -231,7 +234,7 @@ async function forwardRequest(ctx: Resolved, target: Target, h: HandlerContext):
     timeouts: rule.timeouts,
     retry: rule.retry,
     next,
-    budget: h.budgets.of(backend.backend),
+    budget: h.isolate.budgets.of(backend.backend),
   });
   const record = h.record;
   record.endpoint = sent.endpoint.id;
@@ -258,7 +261,7 @@ function sendMirrors(ctx: Resolved, slots: FilterSlots, outbound: Outbound, link
   for (const f of slots.mirrors) {
     if (Math.random() * 100 >= f.percent) continue;
     const backend = ctx.prepared.backends.get(f.backend);
-    const endpoint = backend && pickEndpoint(ctx.prepared, backend, Math.random(), ctx.location, h.health);
+    const endpoint = backend && pickEndpoint(ctx.prepared, backend, Math.random(), ctx.location, h.isolate.health);
     if (!backend || !endpoint) continue;
     h.waitUntil(mirror(link, endpoint, { ...outbound, headers: new Headers(outbound.headers) }, backend.backend.endpoints));
   }

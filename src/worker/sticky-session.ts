@@ -17,6 +17,8 @@ import type { Env } from "./env";
 
 export interface SessionDeps {
   env: Env;
+  /** The isolate's session cache, and whether it has warned that the session secret is missing. */
+  sessions: SessionCache & { warnedMissingKey?: boolean };
   /** The request's clock (milliseconds); the SessionStore judges expiry by the same clock. */
   now: number;
   waitUntil(promise: Promise<unknown>): void;
@@ -33,19 +35,11 @@ export interface Pinned {
   endpoint: CompiledEndpoint;
 }
 
-const cache = new SessionCache();
-
-/** Empties this isolate's session cache, as a fresh isolate starts (tests of what other isolates see). */
-export function forgetCachedSessions(): void {
-  cache.clear();
-}
-let warnedMissingKey = false;
-
-function keys(env: Env): Promise<SessionKeys> | null {
-  const secret = env.SESSION_HMAC_KEY;
+function keys(deps: SessionDeps): Promise<SessionKeys> | null {
+  const secret = deps.env.SESSION_HMAC_KEY;
   if (typeof secret === "string" && secret.length >= 16) return sessionKeys(secret);
-  if (!warnedMissingKey) {
-    warnedMissingKey = true;
+  if (!deps.sessions.warnedMissingKey) {
+    deps.sessions.warnedMissingKey = true;
     console.error("kedge: session persistence is off: set the SESSION_HMAC_KEY secret (at least 16 characters)");
   }
   return null;
@@ -60,7 +54,7 @@ function store(env: Env, scope: string, id: string) {
  * The session id of a token this isolate verified or issued before (the cache keeps the exact token), or
  * null: a warm sticky request then skips opening the token. Compared in constant time, like a MAC.
  */
-function knownTokenId(scope: string, token: string): string | null {
+function knownTokenId(cache: SessionCache, scope: string, token: string): string | null {
   const id = tokenId(token);
   const cached = id === null ? undefined : cache.peek(`${scope}#${id}`);
   return cached && sameText(cached.token, token) ? id : null;
@@ -84,6 +78,7 @@ async function findRecord(
   token: string,
   pin?: Pin,
 ): Promise<SessionRecord | null> {
+  const cache = deps.sessions;
   const cacheKey = `${session.scope}#${id}`;
   const cached = cache.get(cacheKey);
   if (cached && !isExpired(cached.record, deps.now)) return cached.record;
@@ -111,7 +106,7 @@ async function findRecord(
  * a session with an idle timeout, in the store written behind (at most every writeBehindMs per session).
  */
 export function keepSession(deps: SessionDeps, pinned: Pinned): void {
-  const cached = cache.peek(`${pinned.scope}#${pinned.id}`);
+  const cached = deps.sessions.peek(`${pinned.scope}#${pinned.id}`);
   if (!cached) return;
   cached.record.lastSeen = Math.max(cached.record.lastSeen, deps.now);
   if (cached.record.idleTimeoutMs === undefined) return;
@@ -142,12 +137,12 @@ export async function resumeSession(
 ): Promise<Pinned | null> {
   const tokens = presentedTokens(session, headers);
   if (tokens.length === 0) return null;
-  const secret = keys(deps.env);
+  const secret = keys(deps);
   if (!secret) return null;
   let found: { id: string; pin?: Pin } | null = null;
   let verified = "";
   for (const token of tokens) {
-    const known = knownTokenId(session.scope, token);
+    const known = knownTokenId(deps.sessions, session.scope, token);
     found = known ? { id: known } : await openToken(await secret, session.scope, token);
     if (found) {
       verified = token;
@@ -198,11 +193,11 @@ function findPinned(
  * it is used again (and has an idle timeout).
  */
 export async function startSession(deps: SessionDeps, session: CompiledSession, backend: string, endpoint: string): Promise<string | null> {
-  const secret = keys(deps.env);
+  const secret = keys(deps);
   if (!secret) return null;
   const id = newSessionId();
   const token = await sealToken(await secret, session.scope, id, { backend, endpoint, createdAt: deps.now });
   const record: SessionRecord = { backend, endpoint, createdAt: deps.now, lastSeen: deps.now, ...timeouts(session) };
-  cache.set(`${session.scope}#${id}`, { record, token, persistedLastSeen: deps.now });
+  deps.sessions.set(`${session.scope}#${id}`, { record, token, persistedLastSeen: deps.now });
   return token;
 }

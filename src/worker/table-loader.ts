@@ -13,7 +13,7 @@ import { parseHealthRecord, parseStoredTable, parseTablePointer } from "../table
 import { isSharded } from "../table/route-table";
 import { READ_LIMIT_MS, SharedRead, TIMED_OUT, within } from "./bounded-read";
 import type { Env } from "./env";
-import { isolateHealth } from "./health-view";
+import type { HealthView } from "./health-view";
 import { ShardedServedTable, type ServedTable, wholeTable } from "./served-table";
 
 interface LoaderState {
@@ -26,9 +26,6 @@ interface LoaderState {
   cold: SharedRead<void>;
 }
 
-/** One state per table name, per isolate. */
-const states = new Map<string, LoaderState>();
-
 export const tableName = (env: Env): string => env.KEDGE_TABLE || "kedge";
 
 function refreshMs(env: Env): number {
@@ -36,7 +33,7 @@ function refreshMs(env: Env): number {
   return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 5000;
 }
 
-async function refresh(env: Env, state: LoaderState): Promise<void> {
+async function refresh(env: Env, state: LoaderState, health: HealthView): Promise<void> {
   const name = tableName(env);
   state.checkedAt = Date.now();
   const keeping = () => `keeping ${state.served?.version ?? "no table"}`;
@@ -60,65 +57,75 @@ async function refresh(env: Env, state: LoaderState): Promise<void> {
       const size = isSharded(stored) ? `${stored.shards.length} shards` : `${stored.rules.length} rules`;
       console.log(`kedge: serving table ${name}@${version} (${size})`);
     }
-    await refreshHealth(env, state.served);
+    await refreshHealth(env, state.served, health);
   } catch (error) {
     console.error(`kedge: reading table ${name} failed; ${keeping()}`, error);
   }
 }
 
 /** Reads the health store's unhealthy set; a missing or unreadable record keeps what was known. */
-async function refreshHealth(env: Env, served: ServedTable | null): Promise<void> {
+async function refreshHealth(env: Env, served: ServedTable | null, health: HealthView): Promise<void> {
   if (!served?.healthChecks) return;
   try {
     const record = parseHealthRecord(await env.ROUTES.get(KV_KEYS.health(served.name), KV_READ.changing));
-    if (record) isolateHealth.setActive(new Set(record.unhealthy));
+    if (record) health.setActive(new Set(record.unhealthy));
   } catch (error) {
     console.warn(`kedge: reading health of ${served.name} failed; keeping the last known`, error);
   }
 }
 
-function stateOf(env: Env): LoaderState {
-  const name = tableName(env);
-  let state = states.get(name);
-  if (!state) {
-    state = { served: null, checkedAt: 0, refreshing: null, cold: new SharedRead<void>(READ_LIMIT_MS) };
-    states.set(name, state);
-  }
-  return state;
-}
-
-/** A cold isolate's read: shared with the requests that arrive meanwhile, each bounded. */
-async function readCold(env: Env, state: LoaderState): Promise<ServedTable | null> {
-  const read = await state.cold.get(() => refresh(env, state));
-  if (read === TIMED_OUT && !state.served) console.warn(`kedge: table ${tableName(env)} not read within ${READ_LIMIT_MS} ms`);
-  return state.served;
-}
-
 /**
- * The table to serve, or null when none was ever loaded (the caller answers 503). A served table is
- * returned as is, not wrapped in a promise: this runs on every request. When it is due, a refresh starts
- * in the background through `waitUntil`; its slot is cleared when it settles or after READ_LIMIT_MS.
+ * The tables an isolate serves, one loader state per table name, and the health view the active checks'
+ * record is read into.
  */
-export function loadRouteTable(env: Env, waitUntil: (promise: Promise<unknown>) => void): ServedTable | null | Promise<ServedTable | null> {
-  const state = stateOf(env);
-  const now = Date.now();
-  const interval = refreshMs(env);
-  if (!state.served) {
-    // Without any table, read again at most once a second (a KV outage is not read on every request),
-    // but join a read under way rather than answer 503 while it runs.
-    if (!state.cold.busy && state.checkedAt !== 0 && now - state.checkedAt < Math.min(interval, 1000)) return null;
-    return readCold(env, state);
+export class TableLoader {
+  private readonly states = new Map<string, LoaderState>();
+
+  constructor(private readonly health: HealthView) {}
+
+  private stateOf(env: Env): LoaderState {
+    const name = tableName(env);
+    let state = this.states.get(name);
+    if (!state) {
+      state = { served: null, checkedAt: 0, refreshing: null, cold: new SharedRead<void>(READ_LIMIT_MS) };
+      this.states.set(name, state);
+    }
+    return state;
   }
-  if (now - state.checkedAt < interval) return state.served;
-  // Re-read on every request: each request's own read, bounded; the last good table when it fails or hangs.
-  if (interval === 0) return within(refresh(env, state), READ_LIMIT_MS).then(() => state.served);
-  if (state.refreshing !== null && now - state.refreshing < READ_LIMIT_MS) return state.served;
-  const started = now;
-  state.refreshing = started;
-  waitUntil(
-    refresh(env, state).finally(() => {
-      if (state.refreshing === started) state.refreshing = null;
-    }),
-  );
-  return state.served;
+
+  /** A cold isolate's read: shared with the requests that arrive meanwhile, each bounded. */
+  private async readCold(env: Env, state: LoaderState): Promise<ServedTable | null> {
+    const read = await state.cold.get(() => refresh(env, state, this.health));
+    if (read === TIMED_OUT && !state.served) console.warn(`kedge: table ${tableName(env)} not read within ${READ_LIMIT_MS} ms`);
+    return state.served;
+  }
+
+  /**
+   * The table to serve, or null when none was ever loaded (the caller answers 503). A served table is
+   * returned as is, not wrapped in a promise: this runs on every request. When it is due, a refresh starts
+   * in the background through `waitUntil`; its slot is cleared when it settles or after READ_LIMIT_MS.
+   */
+  load(env: Env, waitUntil: (promise: Promise<unknown>) => void): ServedTable | null | Promise<ServedTable | null> {
+    const state = this.stateOf(env);
+    const now = Date.now();
+    const interval = refreshMs(env);
+    if (!state.served) {
+      // Without any table, read again at most once a second (a KV outage is not read on every request),
+      // but join a read under way rather than answer 503 while it runs.
+      if (!state.cold.busy && state.checkedAt !== 0 && now - state.checkedAt < Math.min(interval, 1000)) return null;
+      return this.readCold(env, state);
+    }
+    if (now - state.checkedAt < interval) return state.served;
+    // Re-read on every request: each request's own read, bounded; the last good table when it fails or hangs.
+    if (interval === 0) return within(refresh(env, state, this.health), READ_LIMIT_MS).then(() => state.served);
+    if (state.refreshing !== null && now - state.refreshing < READ_LIMIT_MS) return state.served;
+    const started = now;
+    state.refreshing = started;
+    waitUntil(
+      refresh(env, state, this.health).finally(() => {
+        if (state.refreshing === started) state.refreshing = null;
+      }),
+    );
+    return state.served;
+  }
 }

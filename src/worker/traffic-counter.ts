@@ -47,6 +47,3 @@ export class TrafficCounter {
     );
   }
 }
-
-/** The isolate's counter. */
-export const isolateTraffic = new TrafficCounter();

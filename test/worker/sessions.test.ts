@@ -4,14 +4,17 @@ import { describe, inject, it } from "vitest";
 import { sessionKeys, signToken } from "../../src/session/session-token";
 import { createApp } from "../../src/worker/app";
 import type { Env } from "../../src/worker/env";
-import { forgetCachedSessions } from "../../src/worker/sticky-session";
+import { Isolate } from "../../src/worker/isolate";
 import { infraRoute, infraYaml } from "../support/conformance-infra";
 import { endpointSlice, service, yamlDocs } from "../support/manifests";
 import { seedYaml } from "./seed-table";
 
 /** The gateway with a clock the test moves: expiry is tested without sleeping. */
 let clock = Date.now();
-const app = createApp({ now: () => clock });
+const isolate = new Isolate();
+const app = createApp({ now: () => clock, isolate });
+/** Empties the isolate's session cache, as a fresh isolate starts (what other isolates see). */
+const forgetCachedSessions = () => isolate.sessions.clear();
 const MINUTE = 60_000;
 
 async function send(path: string, headers: Record<string, string> = {}, host = "example.org"): Promise<Response> {
