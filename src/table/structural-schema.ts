@@ -7,7 +7,7 @@
  * `firstProblem`, which stops at the first and allocates nothing on the way (a table has a lot of fields).
  */
 
-export type Schema =
+export type Schema = (
   | { kind: "object"; fields: Record<string, Schema>; required?: readonly string[]; open?: boolean; note?: string }
   | { kind: "list"; items: Schema; min?: number; max?: number }
   | { kind: "map"; values: Schema; keyPattern?: RegExp; keyHint?: string }
@@ -17,7 +17,11 @@ export type Schema =
   | { kind: "boolean"; only?: boolean }
   /** One of several object shapes, told apart by the string at `key` (a discriminated union). */
   | { kind: "union"; key: string; variants: Record<string, Schema> }
-  | { kind: "any" };
+  | { kind: "any" }
+) & {
+  /** What a field left out reads as (applyDefaults); documented in the JSON Schema. */
+  default?: unknown;
+};
 
 /** A field path: `["spec", "rules", 0, "matches"]` is `spec.rules[0].matches`. */
 export type FieldPath = readonly (string | number)[];
@@ -45,6 +49,34 @@ export const num = (min?: number, max?: number): Schema => ({ kind: "number", mi
 export const bool = (only?: boolean): Schema => ({ kind: "boolean", ...(only === undefined ? {} : { only }) });
 export const union = (key: string, variants: Record<string, Schema>): Schema => ({ kind: "union", key, variants });
 export const any = (): Schema => ({ kind: "any" });
+/** The same schema, with what the field reads as when it is left out. */
+export const withDefault = (schema: Schema, value: unknown): Schema => ({ ...schema, default: value });
+
+/**
+ * `value` (already valid against `schema`) with every left-out field that has a default filled in, inside
+ * objects, list items and map values; `value` itself is not changed.
+ */
+export function applyDefaults(value: unknown, schema: Schema): unknown {
+  const filled = value === undefined && schema.default !== undefined ? structuredClone(schema.default) : value;
+  if (filled === undefined || filled === null) return filled;
+  switch (schema.kind) {
+    case "object": {
+      const record = filled as Record<string, unknown>;
+      const out: Record<string, unknown> = { ...record };
+      for (const [key, field] of Object.entries(schema.fields)) {
+        const v = applyDefaults(record[key], field);
+        if (v !== undefined) out[key] = v;
+      }
+      return out;
+    }
+    case "list":
+      return (filled as unknown[]).map((item) => applyDefaults(item, schema.items));
+    case "map":
+      return Object.fromEntries(Object.entries(filled as Record<string, unknown>).map(([k, v]) => [k, applyDefaults(v, schema.values)]));
+    default:
+      return filled;
+  }
+}
 
 /** `spec.rules[0].matches` */
 export function fieldPathText(path: FieldPath): string {
@@ -246,6 +278,11 @@ function editDistance(a: string, b: string): number {
 
 /** The schema as a JSON Schema (draft 2020-12), for editors. */
 export function toJsonSchema(schema: Schema): Record<string, unknown> {
+  const shape = jsonShape(schema);
+  return schema.default === undefined ? shape : { ...shape, default: schema.default };
+}
+
+function jsonShape(schema: Schema): Record<string, unknown> {
   switch (schema.kind) {
     case "object":
       return {

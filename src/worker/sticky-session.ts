@@ -7,7 +7,7 @@
  * an idle timeout only. Only a request its pinned endpoint answered extends the session (`keepSession`).
  */
 import type { PreparedBackend, PreparedTable } from "../routing/prepared-table";
-import { SessionCache, writeBehindMs } from "../session/session-cache";
+import { type SessionCache, writeBehindMs } from "../session/session-cache";
 import { presentedTokens } from "../session/session-cookie";
 import { isExpired, type SessionRecord } from "../session/session-record";
 import { sameText } from "../session/constant-time";

@@ -33,7 +33,7 @@ describe("the client's Host upstream", () => {
       ["store-lb.eu.example.net", true],
     ]);
     await expect(compileYaml(edge("{ keepClientHost: true }"), { c1: APP })).rejects.toThrow(
-      "keepClientHost needs endpoints reached by name (from: LoadBalancer or Hostname)",
+      "spec.clusters[0].endpoints.keepClientHost: needs endpoints reached by name (from: LoadBalancer or Hostname)",
     );
   });
 });

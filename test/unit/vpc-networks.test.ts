@@ -77,7 +77,7 @@ spec:
     expect(read("{ network: vpc-east }")).toThrow(EdgeConfigError);
     expect(read("{ network: vpc-east }")).toThrow(/spec\.clusters\[0\]\.endpoints\.network: .*vpc_networks/);
     expect(read("{ from: Hostname, hostnameTemplate: '{service}.internal', network: VPC_EAST, keepClientHost: true }")).toThrow(
-      /keepClientHost cannot be used with network/,
+      /spec\.clusters\[0\]\.endpoints\.keepClientHost: cannot be used with network/,
     );
     expect(read("{ from: Hostname, hostnameTemplate: '{service}.internal', network: VPC_EAST }")().clusters[0]?.endpoints).toEqual({
       from: "Hostname",
