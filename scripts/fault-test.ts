@@ -1,7 +1,7 @@
 /**
  * @module `npm run fault`: a cluster dies under steady load, in three set-ups, each measured on its own
  * gateway (loopback only, bounded in time, stops by itself):
- *   (a) the same manifests applied to three clusters; one cluster dies, then comes back;
+ *   (a) the failover scenario (test/fixtures/compile/failover.in.yaml) in three clusters; one dies, then comes back;
  *   (b) clients with sessions, some pinned to the cluster that dies;
  *   (c) a locality config; the cluster nearest to the clients dies;
  *   (d) clients with sessions while a cluster leaves kedge.yaml and joins again (sessions elsewhere stay).
@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LocalGateway } from "./lib/local-gateway";
 import { startLocalGateway } from "./lib/local-gateway";
+import { FAILOVER_SHARED, failoverSlices } from "../test/support/failover-scenario";
 import { type Origin, startOrigin } from "./lib/origin-server";
 import { parseSyncArgs } from "./sync/args";
 import { runSync } from "./sync/run-sync";
@@ -41,42 +42,6 @@ const LOCALITY: Record<Cluster, string> = {
 };
 /** Where set-up (c)'s clients are: nearest to iad, then sfo (same country). */
 const CLIENT_CF = { colo: "IAD", country: "US", continent: "NA" };
-
-/** The manifests every cluster gets alike (namespace sameness: one Gateway, one route). */
-const SHARED = `apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: { name: gw, namespace: shop }
-spec: { gatewayClassName: kedge, listeners: [{ name: http, protocol: HTTP, port: 80, hostname: shop.example.com }] }
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: { name: shop, namespace: shop }
-spec:
-  parentRefs: [{ name: gw }]
-  rules:
-    - matches: [{ path: { type: PathPrefix, value: /cart } }]
-      sessionPersistence: { sessionName: cart }
-      backendRefs: [{ name: web, port: 8080 }]
-    - backendRefs: [{ name: web, port: 8080 }]
----
-apiVersion: v1
-kind: Service
-metadata: { name: web, namespace: shop }
-spec: { ports: [{ name: http, port: 8080 }] }
-`;
-
-const slices = (ports: number[]) =>
-  ports
-    .map(
-      (port, i) => `apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: { name: web-${i}, namespace: shop, labels: { kubernetes.io/service-name: web } }
-addressType: IPv4
-ports: [{ name: http, port: ${port} }]
-endpoints: [{ addresses: ["127.0.0.1"] }]
-`,
-    )
-    .join("---\n");
 
 /** A dead endpoint: accepts nothing (every connection is reset at once), but counts the tries. */
 class DeadEndpoint {
@@ -140,8 +105,8 @@ class Stage {
     }
     for (const cluster of CLUSTERS) {
       mkdirSync(join(this.config, "clusters", cluster), { recursive: true });
-      writeFileSync(join(this.config, "clusters", cluster, "shared.yaml"), SHARED);
-      writeFileSync(join(this.config, "clusters", cluster, "endpoints.yaml"), slices(ports.get(cluster)!));
+      writeFileSync(join(this.config, "clusters", cluster, "shared.yaml"), FAILOVER_SHARED);
+      writeFileSync(join(this.config, "clusters", cluster, "endpoints.yaml"), failoverSlices(ports.get(cluster)!));
     }
     await this.sync(CLUSTERS);
     // A re-sync (set-up d) is served within TABLE_REFRESH_SECONDS (5 s), as deployed.

@@ -3,6 +3,7 @@
  * (semantics brief §7.10-7.14): weights, header modifiers, redirects, rewrites, missing backends,
  * timeouts, retries and mirrors. Each runs against the real Worker and loopback echo origins.
  */
+import { conformanceManifest } from "../support/conformance-infra";
 
 type Backend = "v1" | "v2" | "v3";
 
@@ -30,43 +31,13 @@ export interface Exchange {
 
 export interface FilterCase {
   name: string;
-  /** Routes (and extra Gateways) added to the conformance infra, in namespace gateway-conformance-infra. */
+  /** The case's manifests (test/fixtures/compile/conformance/<name>.in.yaml), added to the conformance base. */
   routes: string;
   requests: Exchange[];
 }
 
-const route = (name: string, rules: string, parent = "same-namespace", hostnames = "") => `
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: { name: ${name}, namespace: gateway-conformance-infra }
-spec:
-  parentRefs: [{ name: ${parent} }]
-${hostnames}  rules:
-${rules}`;
-
-const to = (v: Backend, extra = "") => `backendRefs: [{ name: infra-backend-${v}, port: 8080${extra} }]`;
-const prefix = (p: string) => `matches: [{ path: { type: PathPrefix, value: ${p} } }]`;
-const exact = (p: string) => `matches: [{ path: { type: Exact, value: ${p} } }]`;
-
 /** A per-run key, so the origins' retry counters never see one request key twice. */
 const RUN = Math.random().toString(36).slice(2, 10);
-
-const HEADER_MODIFIER_RULES = (kind: "request" | "backend") => {
-  const filter = (spec: string) =>
-    kind === "request"
-      ? `filters: [{ type: RequestHeaderModifier, requestHeaderModifier: ${spec} }]\n      ${to("v1")}`
-      : `backendRefs: [{ name: infra-backend-v1, port: 8080, filters: [{ type: RequestHeaderModifier, requestHeaderModifier: ${spec} }] }]`;
-  return `    - ${prefix("/set")}
-      ${filter("{ set: [{ name: X-Header-Set, value: set-overwrites-values }] }")}
-    - ${prefix("/add")}
-      ${filter("{ add: [{ name: X-Header-Add, value: add-appends-values }] }")}
-    - ${prefix("/remove")}
-      ${filter("{ remove: [X-Header-Remove] }")}
-    - ${prefix("/multiple")}
-      ${filter(`{ set: [{ name: X-Header-Set-1, value: header-set-1 }, { name: X-Header-Set-2, value: header-set-2 }], add: [{ name: X-Header-Add-1, value: header-add-1 }, { name: X-Header-Add-2, value: header-add-2 }, { name: X-Header-Add-3, value: header-add-3 }], remove: [X-Header-Remove-1, X-Header-Remove-2] }`)}
-    - ${prefix("/case-insensitivity")}
-      ${filter("{ set: [{ name: X-Header-Set, value: header-set }], add: [{ name: X-Header-Add, value: header-add }], remove: [X-Header-Remove] }")}`;
-};
 
 const HEADER_MODIFIER_REQUESTS: Exchange[] = [
   {
@@ -118,52 +89,20 @@ const HEADER_MODIFIER_REQUESTS: Exchange[] = [
   },
 ];
 
-/** Gateway with HTTP :80 and :8080 and HTTPS :443 listeners for example.org (redirect port/scheme rules). */
-const PORT_GATEWAY = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: { name: ports, namespace: gateway-conformance-infra }
-spec:
-  gatewayClassName: kedge
-  listeners:
-    - { name: http, protocol: HTTP, port: 80, hostname: example.org }
-    - { name: http-8080, protocol: HTTP, port: 8080, hostname: example.org }
-    - { name: https, protocol: HTTPS, port: 443, hostname: example.org }
----`;
-
-const redirectTo = (path: string, redirect: string) => `    - ${exact(path)}
-      filters: [{ type: RequestRedirect, requestRedirect: { hostname: example.org${redirect} } }]`;
-
 export const FILTER_CASES: FilterCase[] = [
   {
     name: "HTTPRouteRequestHeaderModifier: set, add, remove, several at once, any case",
-    routes: route("request-header-modifier", HEADER_MODIFIER_RULES("request")),
+    routes: conformanceManifest("httproute-request-header-modifier"),
     requests: HEADER_MODIFIER_REQUESTS,
   },
   {
     name: "HTTPRouteBackendRequestHeaderModifier: the same, as a backendRef filter",
-    routes: route("backend-request-header-modifier", HEADER_MODIFIER_RULES("backend")),
+    routes: conformanceManifest("httproute-request-header-modifier-backend"),
     requests: HEADER_MODIFIER_REQUESTS,
   },
   {
     name: "HTTPRouteResponseHeaderModifier: on what the backend answered, names in any case",
-    routes: route(
-      "response-header-modifier",
-      `    - ${prefix("/set")}
-      filters: [{ type: ResponseHeaderModifier, responseHeaderModifier: { set: [{ name: X-Header-Set, value: set-overwrites-values }] } }]
-      ${to("v1")}
-    - ${prefix("/add")}
-      filters: [{ type: ResponseHeaderModifier, responseHeaderModifier: { add: [{ name: X-Header-Add, value: add-appends-values }, { name: x-lowercase-add, value: one }, { name: x-Mixedcase-ADD-1, value: two }, { name: X-UPPERCASE-ADD, value: three }] } }]
-      ${to("v1")}
-    - ${prefix("/remove")}
-      filters: [{ type: ResponseHeaderModifier, responseHeaderModifier: { remove: [X-Header-Remove] } }]
-      ${to("v1")}
-    - ${prefix("/request-and-response")}
-      filters:
-        - { type: RequestHeaderModifier, requestHeaderModifier: { set: [{ name: X-Request-Set, value: req }] } }
-        - { type: ResponseHeaderModifier, responseHeaderModifier: { set: [{ name: X-Response-Set, value: resp }] } }
-      ${to("v1")}`,
-    ),
+    routes: conformanceManifest("httproute-response-header-modifier"),
     requests: [
       {
         path: "/set",
@@ -196,41 +135,7 @@ export const FILTER_CASES: FilterCase[] = [
   },
   {
     name: "HTTPRouteRedirectPath, HostAndStatus and Scheme",
-    routes: route(
-      "redirect",
-      `    - ${prefix("/original-prefix")}
-      filters: [{ type: RequestRedirect, requestRedirect: { path: { type: ReplacePrefixMatch, replacePrefixMatch: /replacement-prefix } } }]
-    - ${prefix("/full")}
-      filters: [{ type: RequestRedirect, requestRedirect: { path: { type: ReplaceFullPath, replaceFullPath: /full-path-replacement } } }]
-    - ${prefix("/path-and-host")}
-      filters: [{ type: RequestRedirect, requestRedirect: { hostname: example.org, path: { type: ReplacePrefixMatch, replacePrefixMatch: /replacement-prefix } } }]
-    - ${prefix("/path-and-status")}
-      filters: [{ type: RequestRedirect, requestRedirect: { statusCode: 301, path: { type: ReplacePrefixMatch, replacePrefixMatch: /replacement-prefix } } }]
-    - ${prefix("/full-path-and-host")}
-      filters: [{ type: RequestRedirect, requestRedirect: { hostname: example.org, path: { type: ReplaceFullPath, replaceFullPath: /replacement-full } } }]
-    - ${prefix("/full-path-and-status")}
-      filters: [{ type: RequestRedirect, requestRedirect: { statusCode: 301, path: { type: ReplaceFullPath, replaceFullPath: /replacement-full } } }]
-    - ${prefix("/hostname-redirect")}
-      filters: [{ type: RequestRedirect, requestRedirect: { hostname: example.org } }]
-    - ${prefix("/host-and-status")}
-      filters: [{ type: RequestRedirect, requestRedirect: { hostname: example.org, statusCode: 301 } }]
-    - ${prefix("/scheme-and-host")}
-      filters: [{ type: RequestRedirect, requestRedirect: { scheme: https, hostname: example.org } }]
-    - ${prefix("/scheme-and-status")}
-      filters: [{ type: RequestRedirect, requestRedirect: { scheme: https, statusCode: 301 } }]
-    - ${prefix("/scheme")}
-      filters: [{ type: RequestRedirect, requestRedirect: { scheme: https } }]
-    - ${prefix("/port-and-host")}
-      filters: [{ type: RequestRedirect, requestRedirect: { port: 8083, hostname: example.org } }]
-    - ${prefix("/port")}
-      filters: [{ type: RequestRedirect, requestRedirect: { port: 8083 } }]
-    - ${prefix("/see-other")}
-      filters: [{ type: RequestRedirect, requestRedirect: { statusCode: 303 } }]
-    - ${prefix("/temporary")}
-      filters: [{ type: RequestRedirect, requestRedirect: { statusCode: 307 } }]
-    - ${prefix("/permanent")}
-      filters: [{ type: RequestRedirect, requestRedirect: { statusCode: 308 } }]`,
-    ),
+    routes: conformanceManifest("httproute-redirect-path-host-and-status"),
     requests: [
       {
         host: "redirect.example",
@@ -277,23 +182,7 @@ export const FILTER_CASES: FilterCase[] = [
   },
   {
     name: "HTTPRouteRedirectPortAndScheme: explicit port, else the scheme's default, else the listener's port",
-    routes: `${PORT_GATEWAY}${route(
-      "redirect-port-and-scheme",
-      [
-        redirectTo("/scheme-nil-and-port-nil", ""),
-        redirectTo("/scheme-nil-and-port-80", ", port: 80"),
-        redirectTo("/scheme-nil-and-port-8080", ", port: 8080"),
-        redirectTo("/scheme-nil-and-port-443", ", port: 443"),
-        redirectTo("/scheme-nil-and-port-8443", ", port: 8443"),
-        redirectTo("/scheme-https-and-port-nil", ", scheme: https"),
-        redirectTo("/scheme-https-and-port-443", ", scheme: https, port: 443"),
-        redirectTo("/scheme-https-and-port-8443", ", scheme: https, port: 8443"),
-        redirectTo("/scheme-http-and-port-nil", ", scheme: http"),
-        redirectTo("/scheme-http-and-port-80", ", scheme: http, port: 80"),
-        redirectTo("/scheme-http-and-port-8080", ", scheme: http, port: 8080"),
-      ].join("\n"),
-      "ports",
-    )}`,
+    routes: conformanceManifest("httproute-redirect-port-and-scheme"),
     requests: [
       { path: "/scheme-nil-and-port-nil", expect: { status: 302, location: "http://example.org/scheme-nil-and-port-nil" } },
       { path: "/scheme-nil-and-port-80", expect: { status: 302, location: "http://example.org/scheme-nil-and-port-80" } },
@@ -350,13 +239,7 @@ export const FILTER_CASES: FilterCase[] = [
   },
   {
     name: "HTTPRouteBackendRequestRedirect: a redirect placed on the backendRef",
-    routes: route(
-      "backend-redirect",
-      `    - ${prefix("/full")}
-      backendRefs: [{ name: infra-backend-v1, port: 8080, filters: [{ type: RequestRedirect, requestRedirect: { path: { type: ReplaceFullPath, replaceFullPath: /redirected-full } } }] }]
-    - ${prefix("/prefix")}
-      backendRefs: [{ name: infra-backend-v1, port: 8080, filters: [{ type: RequestRedirect, requestRedirect: { path: { type: ReplacePrefixMatch, replacePrefixMatch: /redirected-prefix } } }] }]`,
-    ),
+    routes: conformanceManifest("httproute-request-redirect-backend"),
     requests: [
       { path: "/full/original", expect: { status: 302, location: "http://example.org/redirected-full" } },
       { path: "/prefix/original", expect: { status: 302, location: "http://example.org/redirected-prefix/original" } },
@@ -364,28 +247,7 @@ export const FILTER_CASES: FilterCase[] = [
   },
   {
     name: "HTTPRouteRewritePath: prefix and full-path rewrites, with header changes",
-    routes: route(
-      "rewrite-path",
-      `    - ${prefix("/prefix/one")}
-      filters: [{ type: URLRewrite, urlRewrite: { path: { type: ReplacePrefixMatch, replacePrefixMatch: /one } } }]
-      ${to("v1")}
-    - ${prefix("/strip-prefix")}
-      filters: [{ type: URLRewrite, urlRewrite: { path: { type: ReplacePrefixMatch, replacePrefixMatch: / } } }]
-      ${to("v1")}
-    - ${prefix("/full/one")}
-      filters: [{ type: URLRewrite, urlRewrite: { path: { type: ReplaceFullPath, replaceFullPath: /one } } }]
-      ${to("v1")}
-    - ${prefix("/full/rewrite-path-and-modify-headers")}
-      filters:
-        - { type: URLRewrite, urlRewrite: { path: { type: ReplaceFullPath, replaceFullPath: /test } } }
-        - { type: RequestHeaderModifier, requestHeaderModifier: { set: [{ name: X-Header-Set, value: set-overwrites-values }], add: [{ name: X-Header-Add, value: header-val-1 }, { name: X-Header-Add-Append, value: header-val-2 }], remove: [X-Header-Remove] } }
-      ${to("v1")}
-    - ${prefix("/prefix/rewrite-path-and-modify-headers")}
-      filters:
-        - { type: URLRewrite, urlRewrite: { path: { type: ReplacePrefixMatch, replacePrefixMatch: /prefix } } }
-        - { type: RequestHeaderModifier, requestHeaderModifier: { set: [{ name: X-Header-Set, value: set-overwrites-values }], add: [{ name: X-Header-Add, value: header-val-1 }, { name: X-Header-Add-Append, value: header-val-2 }], remove: [X-Header-Remove] } }
-      ${to("v1")}`,
-    ),
+    routes: conformanceManifest("httproute-rewrite-path"),
     requests: [
       { path: "/prefix/one/two", expect: { backend: "v1", upstreamPath: "/one/two" } },
       { path: "/strip-prefix/three", expect: { backend: "v1", upstreamPath: "/three" } },
@@ -409,21 +271,7 @@ export const FILTER_CASES: FilterCase[] = [
   },
   {
     name: "HTTPRouteRewriteHost: the rewritten host reaches the backend as X-Forwarded-Host",
-    routes: route(
-      "rewrite-host",
-      `    - ${prefix("/one")}
-      filters: [{ type: URLRewrite, urlRewrite: { hostname: one.example.org } }]
-      ${to("v1")}
-    - filters: [{ type: URLRewrite, urlRewrite: { hostname: example.org } }]
-      ${to("v2")}
-    - ${prefix("/rewrite-host-and-modify-headers")}
-      filters:
-        - { type: URLRewrite, urlRewrite: { hostname: test.example.org } }
-        - { type: RequestHeaderModifier, requestHeaderModifier: { set: [{ name: X-Header-Set, value: set-overwrites-values }] } }
-      ${to("v2")}`,
-      "same-namespace",
-      "  hostnames: [rewrite.example]\n",
-    ),
+    routes: conformanceManifest("httproute-rewrite-host"),
     requests: [
       { host: "rewrite.example", path: "/one", expect: { backend: "v1", upstreamHeaders: { "x-forwarded-host": "one.example.org" } } },
       { host: "rewrite.example", path: "/two", expect: { backend: "v2", upstreamHeaders: { "x-forwarded-host": "example.org" } } },
@@ -436,15 +284,7 @@ export const FILTER_CASES: FilterCase[] = [
   },
   {
     name: "X-Forwarded-For and Forwarded come from CF-Connecting-IP, never from the client; a filter's X-Forwarded-For gets the address appended",
-    routes: route(
-      "forwarded-for",
-      `    - ${prefix("/modified")}
-      filters: [{ type: RequestHeaderModifier, requestHeaderModifier: { set: [{ name: X-Forwarded-For, value: 198.51.100.1 }] } }]
-      ${to("v1")}
-    - ${to("v2")}`,
-      "same-namespace",
-      "  hostnames: [forwarded.example]\n",
-    ),
+    routes: conformanceManifest("forwarded-headers"),
     requests: [
       {
         host: "forwarded.example",
@@ -480,13 +320,7 @@ export const FILTER_CASES: FilterCase[] = [
   },
   {
     name: "HTTPRouteBackendURLRewrite: a rewrite placed on the backendRef",
-    routes: route(
-      "backend-rewrite",
-      `    - ${prefix("/full")}
-      backendRefs: [{ name: infra-backend-v1, port: 8080, filters: [{ type: URLRewrite, urlRewrite: { path: { type: ReplaceFullPath, replaceFullPath: /rewritten-full } } }] }]
-    - ${prefix("/prefix")}
-      backendRefs: [{ name: infra-backend-v1, port: 8080, filters: [{ type: URLRewrite, urlRewrite: { path: { type: ReplacePrefixMatch, replacePrefixMatch: /rewritten-prefix } } }] }]`,
-    ),
+    routes: conformanceManifest("httproute-backend-url-rewrite"),
     requests: [
       { path: "/full/original", expect: { backend: "v1", upstreamPath: "/rewritten-full" } },
       { path: "/prefix/original", expect: { backend: "v1", upstreamPath: "/rewritten-prefix/original" } },
@@ -494,16 +328,7 @@ export const FILTER_CASES: FilterCase[] = [
   },
   {
     name: "HTTPRouteInvalidNonExistentBackendRef and HTTPRouteNoBackendRefs: 500, and the rest forwards",
-    routes: route(
-      "no-backends",
-      `    - ${exact("/nonexistent")}
-      backendRefs: [{ name: nonexistent, port: 8080 }]
-    - ${exact("/omitted-no-forward")}
-    - ${exact("/empty-no-forward")}
-      backendRefs: []
-    - ${prefix("/")}
-      ${to("v1")}`,
-    ),
+    routes: conformanceManifest("httproute-invalid-backendref-nonexistent"),
     requests: [
       { path: "/nonexistent", expect: { status: 500, error: "BACKEND_NOT_RESOLVED" } },
       { path: "/omitted-no-forward", expect: { status: 500, error: "NO_BACKEND" } },
@@ -513,21 +338,7 @@ export const FILTER_CASES: FilterCase[] = [
   },
   {
     name: "HTTPRouteTimeoutRequest and HTTPRouteTimeoutBackendRequest: 504 past the limit, 0s disables",
-    routes: route(
-      "timeouts",
-      `    - ${prefix("/request-timeout")}
-      timeouts: { request: 500ms }
-      ${to("v1")}
-    - ${prefix("/disable-request-timeout")}
-      timeouts: { request: 0s }
-      ${to("v1")}
-    - ${prefix("/backend-request-timeout")}
-      timeouts: { backendRequest: 500ms }
-      ${to("v1")}
-    - ${prefix("/disable-backend-request-timeout")}
-      timeouts: { request: 0s, backendRequest: 0s }
-      ${to("v1")}`,
-    ),
+    routes: conformanceManifest("httproute-timeouts"),
     requests: [
       { path: "/request-timeout", expect: { backend: "v1" } },
       { path: "/request-timeout?delay=1s", expect: { status: 504, error: "UPSTREAM_TIMEOUT" } },
@@ -539,15 +350,7 @@ export const FILTER_CASES: FilterCase[] = [
   },
   {
     name: "HTTPRouteRetry: listed codes are retried up to `attempts` more times; others are not",
-    routes: route(
-      "retry",
-      `    - ${prefix("/retry/code-500-attempts-3")}
-      retry: { codes: [500], attempts: 3, backoff: 1ms }
-      ${to("v3")}
-    - ${prefix("/retry/code-all-attempts-2")}
-      retry: { codes: [500, 502, 503, 504], attempts: 2, backoff: 1ms }
-      ${to("v3")}`,
-    ),
+    routes: conformanceManifest("httproute-retry"),
     requests: [
       { path: `/retry/code-500-attempts-3?status=500&succeedAfter=2&key=${RUN}-a`, expect: { backend: "v3" } },
       { path: `/retry/code-500-attempts-3?status=500&succeedAfter=4&key=${RUN}-b`, expect: { status: 500 } },
@@ -560,17 +363,7 @@ export const FILTER_CASES: FilterCase[] = [
   },
   {
     name: "HTTPRouteRetryWithTimeouts: a backendRequest timeout is retried; retries stay inside the request timeout",
-    routes: route(
-      "retries-with-timeouts",
-      `    - ${prefix("/retry/backend-request-timeout-200ms")}
-      retry: { attempts: 2 }
-      timeouts: { backendRequest: 200ms }
-      ${to("v3")}
-    - ${prefix("/retry/request-timeout-200ms")}
-      retry: { codes: [500], attempts: 5 }
-      timeouts: { backendRequest: 200ms, request: 400ms }
-      ${to("v3")}`,
-    ),
+    routes: conformanceManifest("httproute-retry-with-timeouts"),
     requests: [
       {
         path: `/retry/backend-request-timeout-200ms?status=500&succeedAfter=2&delayRetry=300ms&key=${RUN}-t1`,
@@ -589,12 +382,7 @@ export const FILTER_CASES: FilterCase[] = [
   },
   {
     name: "HTTPRouteRetryConnectionError: connection resets are retried without codes; exhausted, 503",
-    routes: route(
-      "retries-connection-error",
-      `    - ${prefix("/retry/no-status-code-attempts-3")}
-      retry: { attempts: 3, backoff: 1ms }
-      ${to("v3")}`,
-    ),
+    routes: conformanceManifest("httproute-retry-connection-error"),
     requests: [
       { path: `/retry/no-status-code-attempts-3?succeedAfter=2&key=${RUN}-c1`, expect: { backend: "v3" } },
       { path: `/retry/no-status-code-attempts-3?succeedAfter=4&key=${RUN}-c2`, expect: { status: 503, error: "UPSTREAM_UNREACHABLE" } },

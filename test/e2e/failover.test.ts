@@ -1,6 +1,6 @@
 /**
- * A cluster dies end to end: the same manifests in three clusters (one folder each, identical YAML but for
- * each cluster's EndpointSlice) ▸ the sync CLI ▸ the Worker in workerd ▸ loopback origins, of which one
+ * A cluster dies end to end: the failover scenario's manifests in three clusters (one folder each, identical
+ * YAML but for each cluster's EndpointSlices) ▸ the sync CLI ▸ the Worker in workerd ▸ loopback origins, of which one
  * cluster's are closed mid-test. Checks what the issue "Survive a cluster's death" asks: every idempotent
  * request answered, sessions pinned to the dead cluster moved at once with a new token, and error bodies
  * that name no address when nothing can answer.
@@ -8,40 +8,11 @@
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { LocalGateway } from "../../scripts/lib/local-gateway";
 import { type EchoResponse, type Origin, startOrigin } from "../../scripts/lib/origin-server";
-import { endpointSlice, service, yamlDocs } from "../support/manifests";
+import { FAILOVER_EDGE, FAILOVER_SHARED, failoverSlices } from "../support/failover-scenario";
 import { startGateway, tearDown, Workspace } from "./harness";
 
 const CLUSTERS = ["east", "west", "south"] as const;
 type Cluster = (typeof CLUSTERS)[number];
-
-const EDGE = `apiVersion: kedge.dev/v1alpha1
-kind: EdgeConfig
-metadata: { name: failover }
-spec:
-  gatewayClassName: kedge
-  clusters: [{ name: east }, { name: west }, { name: south }]
-`;
-
-/** What a platform team applies to every cluster, byte for byte. */
-const SHARED = `apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: { name: gw, namespace: shop }
-spec:
-  gatewayClassName: kedge
-  listeners: [{ name: http, protocol: HTTP, port: 80, hostname: shop.example.com }]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: { name: shop, namespace: shop }
-spec:
-  parentRefs: [{ name: gw }]
-  rules:
-    - matches: [{ path: { type: PathPrefix, value: /cart } }]
-      sessionPersistence: { sessionName: cart }
-      backendRefs: [{ name: web, port: 8080 }]
-    - backendRefs: [{ name: web, port: 8080 }]
----
-${service("web", "shop")}`;
 
 describe("a cluster dies under identical manifests, pinned sessions and load", { timeout: 60_000 }, () => {
   const ws = new Workspace();
@@ -52,12 +23,10 @@ describe("a cluster dies under identical manifests, pinned sessions and load", {
     for (const cluster of CLUSTERS)
       for (const i of [0, 1])
         origins[`${cluster}-${i}`] = await startOrigin({ cluster, endpoint: `${cluster}-${i}`, backends: ["shop/web"] });
-    ws.write({ "kedge.yaml": EDGE });
+    ws.write({ "kedge.yaml": FAILOVER_EDGE });
     for (const cluster of CLUSTERS) {
-      const slices = [0, 1].map((i) =>
-        endpointSlice({ service: "web", name: `web-${i}`, namespace: "shop", port: origins[`${cluster}-${i}`]!.port }),
-      );
-      ws.write({ [`clusters/${cluster}/shared.yaml`]: SHARED, [`clusters/${cluster}/endpoints.yaml`]: yamlDocs(...slices) });
+      const slices = failoverSlices([0, 1].map((i) => origins[`${cluster}-${i}`]!.port));
+      ws.write({ [`clusters/${cluster}/shared.yaml`]: FAILOVER_SHARED, [`clusters/${cluster}/endpoints.yaml`]: slices });
     }
     const synced = await ws.sync();
     if (synced.code !== 0) throw new Error(`sync failed:\n${synced.stdout}${synced.stderr}`);

@@ -1,56 +1,44 @@
 /**
- * @module The Gateway API conformance fixture: Gateway `same-namespace` (one HTTP listener on port 80,
- * no hostname) and Services infra-backend-v1..v3 whose endpoints are loopback ports.
+ * @module The Gateway API conformance fixture, read from test/fixtures/compile/conformance/: base.yaml
+ * (Gateway `same-namespace`, one HTTP listener on port 80 and no hostname; Services infra-backend-v1..v3)
+ * and each case's manifests, which the golden compile test also compiles on that base. Tests that send
+ * requests put their loopback origins' ports into the base's EndpointSlices.
  */
+import { parseAllDocuments } from "yaml";
 
-export const EDGE_YAML = `
-apiVersion: kedge.dev/v1alpha1
-kind: EdgeConfig
-metadata: { name: test }
-spec:
-  gatewayClassName: kedge
-  clusters:
-    - name: c1
-`;
+const FILES = import.meta.glob<string>("../fixtures/compile/conformance/*.yaml", { query: "?raw", import: "default", eager: true });
+
+function fixture(name: string): string {
+  const text = FILES[`../fixtures/compile/conformance/${name}`];
+  if (text === undefined) throw new Error(`no conformance fixture ${name}`);
+  return text;
+}
+
+const [EDGE_DOC, ...INFRA_DOCS] = parseAllDocuments(fixture("base.yaml"));
+
+/** The base's EdgeConfig: one cluster, c1. */
+export const EDGE_YAML = EDGE_DOC!.toString();
 
 /** Backend name → loopback port of its origin. */
 export type BackendPorts = Record<"v1" | "v2" | "v3", number>;
 
+/** The base's resources (all but the EdgeConfig), each infra-backend's EndpointSlice on its origin's port. */
 export function infraYaml(ports: BackendPorts): string {
-  const backends = (["v1", "v2", "v3"] as const).map(
-    (v) => `
-apiVersion: v1
-kind: Service
-metadata: { name: infra-backend-${v}, namespace: gateway-conformance-infra }
-spec:
-  ports: [{ name: http, port: 8080 }]
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata:
-  name: infra-backend-${v}-1
-  namespace: gateway-conformance-infra
-  labels: { kubernetes.io/service-name: infra-backend-${v} }
-addressType: IPv4
-ports: [{ name: http, port: ${ports[v]} }]
-endpoints:
-  - addresses: ["127.0.0.1"]
-`,
-  );
-  return `
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: { name: same-namespace, namespace: gateway-conformance-infra }
-spec:
-  gatewayClassName: kedge
-  listeners:
-    - name: http
-      protocol: HTTP
-      port: 80
-      allowedRoutes: { namespaces: { from: Same } }
----
-${backends.join("---\n")}`;
+  return INFRA_DOCS.map((doc) => {
+    const copy = doc.clone();
+    const service = copy.getIn(["metadata", "labels", "kubernetes.io/service-name"]);
+    const version =
+      typeof service === "string" ? (/^infra-backend-(v[123])$/.exec(service)?.[1] as keyof BackendPorts | undefined) : undefined;
+    if (version) copy.setIn(["ports", 0, "port"], ports[version]);
+    return copy.toString();
+  }).join("---\n");
 }
+
+/**
+ * The manifests of one conformance case (test/fixtures/compile/conformance/<name>.in.yaml), on a line of
+ * their own, so that they can follow a `---` as the other manifest builders' text does.
+ */
+export const conformanceManifest = (name: string): string => `\n${fixture(`${name}.in.yaml`)}`;
 
 /** An HTTPRoute attached to the conformance Gateway, with `rules` (YAML items indented by 4 spaces). */
 export const infraRoute = (rules: string, name = "r"): string => `

@@ -1,10 +1,14 @@
 /**
- * Golden compile tests: each test/fixtures/compile/<name>.in.yaml (an EdgeConfig, then resources; a
- * resource's cluster is its `kedge.dev/test-cluster` annotation, else the first cluster) compiles to
- * <name>.out.yaml: diagnostics, statuses and the table, by id. `vitest -u` rewrites the outputs.
+ * Golden compile tests (like Envoy Gateway's testdata): each <name>.in.yaml under test/fixtures/compile/
+ * compiles to <name>.out.yaml beside it: diagnostics, statuses and the table, by id. An input starts with
+ * its EdgeConfig, or holds only resources and compiles on its folder's base.yaml (conformance/: the
+ * Gateway API conformance infrastructure, under each conformance case's manifests). A resource goes to
+ * the clusters its `kedge.dev/test-cluster` annotation lists (comma-separated, or * for every cluster),
+ * else to the first cluster.
+ * `vitest -u` rewrites the outputs; a change in compiled output or status is then a diff to review.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, it } from "vitest";
 import { parseAllDocuments, stringify } from "yaml";
 import { compileRouteTable, type CompileResult } from "../../src/compile/compile-route-table";
@@ -15,16 +19,31 @@ import { canonicalJson, canonicalJsonWithLastKey } from "../../src/table/canonic
 
 const DIR = join(import.meta.dirname, "..", "fixtures", "compile");
 
-async function compileFixture(text: string): Promise<CompileResult> {
-  const docs = parseAllDocuments(text).map((d) => d.toJS() as Record<string, unknown>);
-  const edge = parseEdgeConfig(docs[0], "kedge.yaml");
-  const manifests = docs.slice(1).flatMap((doc) => {
+const isEdgeConfig = (doc: Record<string, unknown> | undefined) => doc?.kind === "EdgeConfig";
+
+/** An input's documents, on its folder's base.yaml when it brings no EdgeConfig of its own. */
+function inputDocuments(file: string): Record<string, unknown>[] {
+  const read = (path: string) => parseAllDocuments(readFileSync(path, "utf8")).map((d) => d.toJS() as Record<string, unknown>);
+  const docs = read(file);
+  return isEdgeConfig(docs[0]) ? docs : [...read(join(dirname(file), "base.yaml")), ...docs];
+}
+
+async function compileFixture(file: string): Promise<CompileResult> {
+  const [first, ...resources] = inputDocuments(file);
+  const edge = parseEdgeConfig(first, "kedge.yaml");
+  const manifests = resources.flatMap((doc) => {
     const annotations = (doc.metadata as { annotations?: Record<string, string> } | undefined)?.annotations;
-    const cluster = annotations?.["kedge.dev/test-cluster"] ?? edge.clusters[0]?.name ?? "c1";
-    return parseManifestFile(cluster, "fixture.yaml", stringify(doc)).manifests;
+    const listed = annotations?.["kedge.dev/test-cluster"];
+    const clusters = listed === "*" ? edge.clusters.map((c) => c.name) : (listed?.split(",") ?? [edge.clusters[0]?.name ?? "c1"]);
+    return clusters.flatMap((cluster) => parseManifestFile(cluster, "fixture.yaml", stringify(doc)).manifests);
   });
   return compileRouteTable(edge, manifests);
 }
+
+/** Every input under the fixtures folder, by its path there. */
+const INPUTS = readdirSync(DIR, { recursive: true, encoding: "utf8" })
+  .filter((f) => f.endsWith(".in.yaml"))
+  .sort();
 
 function render({ table, diagnostics, statuses }: CompileResult): string {
   const matchId = (i: number) => table.matches[i]?.id ?? `#${i}`;
@@ -82,11 +101,9 @@ function render({ table, diagnostics, statuses }: CompileResult): string {
 }
 
 describe("compile golden fixtures", () => {
-  for (const file of readdirSync(DIR)
-    .filter((f) => f.endsWith(".in.yaml"))
-    .sort()) {
+  for (const file of INPUTS) {
     it(file.replace(".in.yaml", ""), async ({ expect }) => {
-      const result = await compileFixture(readFileSync(join(DIR, file), "utf8"));
+      const result = await compileFixture(join(DIR, file));
       await expect(render(result)).toMatchFileSnapshot(join(DIR, file.replace(".in.yaml", ".out.yaml")));
       // The text stored is the table's canonical JSON, though the compiler serialises the table only once.
       expect(result.text).toBe(canonicalJson(result.table));
@@ -94,8 +111,8 @@ describe("compile golden fixtures", () => {
   }
 
   it("is deterministic: the same input gives the same version", async ({ expect }) => {
-    const text = readFileSync(join(DIR, "multi-cluster.in.yaml"), "utf8");
-    const [a, b] = await Promise.all([compileFixture(text), compileFixture(text)]);
+    const file = join(DIR, "multi-cluster.in.yaml");
+    const [a, b] = await Promise.all([compileFixture(file), compileFixture(file)]);
     expect(a.table.version).toBe(b.table.version);
     expect(a.table.version).toMatch(/^[0-9a-f]{20}$/);
   });
