@@ -20,8 +20,9 @@ import type { LocalGateway } from "./lib/local-gateway";
 import { startLocalGateway } from "./lib/local-gateway";
 import { FAILOVER_SHARED, failoverSlices } from "../test/support/failover-scenario";
 import { type Origin, startOrigin } from "./lib/origin-server";
-import { parseSyncArgs } from "./sync/args";
-import { runSync } from "./sync/run-sync";
+import { type SyncOptions, syncCommand, syncTable } from "./cli/commands/sync";
+import { parseOptions } from "./cli/program";
+import { render } from "./cli/render";
 
 process.env.WRANGLER_SEND_METRICS ??= "false";
 
@@ -86,8 +87,9 @@ class Stage {
       join(this.config, "kedge.yaml"),
       `apiVersion: kedge.dev/v1alpha1\nkind: EdgeConfig\nmetadata: { name: ${this.name} }\nspec:\n  gatewayClassName: kedge\n${this.edgeExtra}  clusters:\n${list}\n`,
     );
-    const quiet = { out: () => {}, err: (t: string) => console.error(t) };
-    if ((await runSync(parseSyncArgs(["--config", this.config, "--persist-to", this.state]), quiet)) !== 0) throw new Error("sync failed");
+    const options = parseOptions<SyncOptions>(syncCommand, ["--config", this.config, "--persist-to", this.state]);
+    const synced = await syncTable(options, { format: "text", note: (line) => console.error(line) });
+    if (synced.code !== 0) throw new Error(`sync failed:\n${render(synced, "text")}`);
   }
 
   async start(name: string, edgeExtra: string): Promise<void> {

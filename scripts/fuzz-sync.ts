@@ -12,10 +12,11 @@ import { parseAllDocuments, stringify } from "yaml";
 import { compileRouteTable } from "../src/compile/compile-route-table";
 import { parseRouteTable, parseTablePointer } from "../src/table/parse-route-table";
 import { KV_KEYS } from "../src/table/kv-keys";
-import { EXIT_INTERNAL, syncCommand } from "./sync/cli";
+import { EXIT } from "./cli/command";
+import { runCli } from "./cli/program";
 import { loadConfig } from "./sync/load-config";
 import { openLocalKv } from "./sync/local-kv";
-import { planOrRefuse } from "./sync/run-sync";
+import { planOrRefuse } from "./sync/compile-for-edge";
 import { UserError } from "./sync/user-error";
 
 process.env.WRANGLER_SEND_METRICS ??= "false";
@@ -139,7 +140,9 @@ export async function fuzzSync(options: { iterations: number; seed: number; push
   const work = mkdtempSync(join(tmpdir(), "kedge-fuzz-"));
   const state = join(work, "state");
   const report: FuzzReport = { iterations: 0, exitCodes: {}, crashes: [], partialTables: 0, pushes: 0 };
-  const quiet = { out: () => {}, err: () => {} };
+  // What the sync prints to stderr, kept for the report when it exits with a bug.
+  let errors: string[] = [];
+  const quiet = { out: () => {}, err: (text: string) => void errors.push(text) };
   try {
     for (let iteration = 0; iteration < options.iterations; iteration++) {
       const config = join(work, `config-${iteration % 2}`);
@@ -165,12 +168,14 @@ export async function fuzzSync(options: { iterations: number; seed: number; push
       const push = options.pushEvery > 0 && iteration % options.pushEvery === 0;
       let code: number;
       try {
-        code = push ? await syncCommand(["--config", config, "--persist-to", state], quiet) : await compileExitCode(config);
+        errors = [];
+        code = push ? await runCli(["sync", "--config", config, "--persist-to", state], quiet) : await compileExitCode(config);
       } catch (error) {
-        code = EXIT_INTERNAL;
+        code = EXIT.BUG;
         report.crashes.push({ iteration, mutation, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
       }
-      if (code === EXIT_INTERNAL && push) report.crashes.push({ iteration, mutation, error: "the sync exited 3" });
+      if (code === EXIT.BUG && push)
+        report.crashes.push({ iteration, mutation, error: `the sync exited ${EXIT.BUG}:\n${errors.join("\n")}` });
       report.exitCodes[code] = (report.exitCodes[code] ?? 0) + 1;
       if (push) {
         report.pushes++;

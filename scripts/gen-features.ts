@@ -1,5 +1,5 @@
 /**
- * @module `npm run gen:features` writes the README's features table from src/compile/features.ts (the list
+ * @module `npm run gen:features` writes the README's features table from src/compile/report/features.ts (the list
  * the GatewayClass status reports), between the `features` markers; test/unit/features.test.ts fails when
  * the README is out of date or a feature's test cannot be found.
  */

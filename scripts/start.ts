@@ -8,9 +8,10 @@ import type { RouteTable } from "../src/table/route-table";
 import { type LocalGateway, startLocalGateway } from "./lib/local-gateway";
 import { type NetworkAddresses, networkEndpoints } from "./lib/network-stand-in";
 import { type Origin, startOrigin } from "./lib/origin-server";
-import { parseSyncArgs } from "./sync/args";
 import { loadConfig } from "./sync/load-config";
-import { runSync } from "./sync/run-sync";
+import { type SyncOptions, syncCommand, syncTable } from "./cli/commands/sync";
+import { parseOptions } from "./cli/program";
+import { render } from "./cli/render";
 import { UserError } from "./sync/user-error";
 
 process.env.WRANGLER_SEND_METRICS ??= "false";
@@ -114,12 +115,10 @@ async function main(): Promise<void> {
     );
   console.log("");
   // The sync pushes the table compiled above rather than reading and compiling the config again.
-  const code = await runSync(
-    parseSyncArgs(["--config", CONFIG, "--local", "--persist-to", PERSIST_TO]),
-    { out: console.log, err: console.error },
-    { loaded, result },
-  );
-  if (code !== 0) throw new UserError(`sync exited ${code}`, "fix the config errors above");
+  const options = parseOptions<SyncOptions>(syncCommand, ["--config", CONFIG, "--local", "--persist-to", PERSIST_TO]);
+  const synced = await syncTable(options, { format: "text", note: (line) => console.error(line) }, { loaded, result });
+  console.log(render(synced, "text"));
+  if (synced.code !== 0) throw new UserError(`sync exited ${synced.code}`, "fix the config errors above");
   let gateway: LocalGateway;
   try {
     // The table just synced is the one served, whatever the config names it (a deployed Worker serves its KEDGE_TABLE).

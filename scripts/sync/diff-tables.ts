@@ -1,4 +1,4 @@
-/** @module What a new table changes compared with the served one (for --dry-run). */
+/** @module What a new table changes compared with the served one (`kedge diff`, `sync --dry-run`, `rollback --dry-run`). */
 import { canonicalJson } from "../../src/table/canonical-json";
 import type { CompiledMatch, RouteTable } from "../../src/table/route-table";
 
@@ -117,4 +117,21 @@ export function diffTables(current: RouteTable | null, next: RouteTable): TableD
     ]),
     hostsChanged: hostViews(current) !== hostViews(next),
   };
+}
+
+/** The rules and backends a change adds, removes or changes, one line each (with the fields that changed). */
+export function diffLines(diff: TableDiff): string[] {
+  const lines: string[] = [];
+  for (const [what, d] of [
+    ["rule", diff.rules],
+    ["backend", diff.backends],
+  ] as const) {
+    for (const id of d.added) lines.push(`  + ${what} ${id}`);
+    for (const id of d.removed) lines.push(`  - ${what} ${id}`);
+    for (const id of d.changed) {
+      lines.push(`  ~ ${what} ${id}`);
+      for (const field of d.fields[id] ?? []) lines.push(`      ${field}`);
+    }
+  }
+  return lines;
 }

@@ -80,8 +80,14 @@ export class Workspace {
     }
   }
 
+  /** `npm run sync -- <args>` on this workspace. */
   sync(...args: string[]): Promise<CliRun> {
     return runScript("scripts/sync.ts", ["--config", this.config, "--persist-to", this.state, ...args]);
+  }
+
+  /** `kedge <command> <args>` on this workspace. */
+  kedge(command: string, ...args: string[]): Promise<CliRun> {
+    return runScript("scripts/cli/main.ts", [command, "--config", this.config, "--persist-to", this.state, ...args]);
   }
 
   remove(): void {

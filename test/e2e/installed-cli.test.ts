@@ -39,10 +39,12 @@ describe("the installed kedge CLI", () => {
     const routes = join(app, "config", "clusters", "us-east", "routes.yaml");
     writeFileSync(routes, readFileSync(routes, "utf8").replace("weight: 80", "weight: 7"));
     const diff = kedge("diff", "--config", "config", "--persist-to", "state");
-    expect(diff.status).toBe(0);
+    // As kubectl diff: exit 1 when the table would change, 0 when the edge already serves it.
+    expect(diff.status, diff.stderr).toBe(1);
     expect(diff.stdout).toContain("rule.backendRefs[0].weight: 80 → 7");
     expect(kedge("history", "--config", "config", "--persist-to", "state").stdout).toContain("(1 kept versions");
     expect(kedge("sync", "--config", "config", "--persist-to", "state").status).toBe(0);
+    expect(kedge("diff", "--config", "config", "--persist-to", "state").status).toBe(0);
     const back = kedge("rollback", "--dry-run", "--config", "config", "--persist-to", "state");
     expect(back.stdout).toMatch(/dry run: table kedge would move \w+ → \w+ \(nothing written\)/);
     expect(back.stdout).toContain("rule.backendRefs[0].weight: 7 → 80");
@@ -88,6 +90,6 @@ describe("the installed kedge CLI", () => {
     expect(status.stdout).toContain("cluster us-east: 7 of 7 endpoints ready");
     const unknown = kedge("deploy-everything");
     expect(unknown.status).toBe(2);
-    expect(unknown.stderr).toContain('unknown command "deploy-everything"');
+    expect(unknown.stderr).toContain("unknown command 'deploy-everything'");
   });
 });

@@ -139,7 +139,7 @@ describe("two syncs started together against one local state", () => {
     const versions = [left!, right!].map((run) => (JSON.parse(run.stdout) as { table: { version: string } }).table.version);
     // The one that waited said so, naming the other.
     expect(`${left!.stderr}${right!.stderr}`).not.toMatch(/this is a bug/);
-    const history = await runScript("scripts/sync.ts", ["--config", a.config, "--persist-to", a.state, "--history", "--json"]);
+    const history = await a.kedge("history", "--json");
     const listed = JSON.parse(history.stdout) as { served: string; history: { version: string }[] };
     expect(listed.history.map((h) => h.version).sort()).toEqual([...versions].sort());
     expect(versions).toContain(listed.served);

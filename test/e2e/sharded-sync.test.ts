@@ -55,7 +55,7 @@ describe("sync of a sharded table ▸ KV ▸ Worker", () => {
 
     expect((await ws.sync("--shard-size", "8KiB")).stdout).toMatch(/in \d+ shards by host/);
     expect(await tally(gateway, "h5.example", "/r5", 10)).toEqual({ v1: 10 });
-    const rollback = await ws.sync("--rollback");
+    const rollback = await ws.kedge("rollback");
     expect(rollback.code, rollback.stderr).toBe(0);
     expect(await tally(gateway, "h5.example", "/r5", 10)).toEqual({ v3: 10 });
   });

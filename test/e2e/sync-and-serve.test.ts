@@ -211,7 +211,7 @@ describe("sync ▸ KV ▸ Worker ▸ origins", () => {
     // The history the push wrote, newest first: this version, then the one it replaced.
     expect(summary.push.history.slice(0, 2)).toEqual([summary.table.version, summary.push.previous]);
     expect(await tally(gateway, "shop.example.com", "/", 40)).toEqual({ v1: 40 });
-    const rollback = await ws.sync("--rollback");
+    const rollback = await ws.kedge("rollback");
     expect(rollback.code).toBe(0);
     expect(rollback.stdout).toMatch(/pointer moved \w+ → \w+/);
     expect(Object.keys(await tally(gateway, "shop.example.com", "/", 80)).sort()).toEqual(["v1", "v2"]);
@@ -221,7 +221,7 @@ describe("sync ▸ KV ▸ Worker ▸ origins", () => {
     const fresh = new Workspace();
     try {
       fresh.write({ "kedge.yaml": edgeConfig("e2e"), "clusters/c1/app.yaml": app(ports) });
-      const rollback = await fresh.sync("--rollback");
+      const rollback = await fresh.kedge("rollback");
       expect(rollback.code).toBe(2);
       expect(rollback.stderr).toContain("table e2e was never written here: nothing to roll back to");
     } finally {

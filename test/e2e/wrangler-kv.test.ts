@@ -12,7 +12,7 @@ import type { KvStore } from "../../scripts/sync/kv-store";
 import { loadConfig } from "../../scripts/sync/load-config";
 import { pushTable, readCurrentTable } from "../../scripts/sync/publish";
 import { openRemoteKv } from "../../scripts/sync/remote-kv";
-import { planOrRefuse } from "../../scripts/sync/run-sync";
+import { planOrRefuse } from "../../scripts/sync/compile-for-edge";
 import { compileRouteTable } from "../../src/compile/compile-route-table";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { ROOT, startGateway, startOrigins, tally, tearDown, Workspace } from "./harness";

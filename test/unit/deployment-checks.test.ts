@@ -5,7 +5,9 @@ import type { VpcNetworkBlock } from "../../scripts/lib/wrangler-config";
 import { missingRoutesBlock, routeCovers, tableNameProblem } from "../../scripts/sync/deployment-checks";
 import { networkBindingProblems } from "../../scripts/sync/network-bindings";
 import { parseEdgeConfig } from "../../src/compile/input/edge-config";
-import { parseSyncArgs } from "../../scripts/sync/args";
+import { type SyncOptions, syncCommand } from "../../scripts/cli/commands/sync";
+import { storeTarget } from "../../scripts/cli/flags";
+import { parseOptions } from "../../scripts/cli/program";
 import { compileYaml } from "../support/compile-fixture";
 import { edgeConfig, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 
@@ -123,7 +125,10 @@ remote = true`,
   });
 
   it("--env names the wrangler environment", ({ expect }) => {
-    expect(parseSyncArgs(["--remote", "--env", "staging"]).env).toBe("staging");
-    expect(parseSyncArgs(["--env=eu"]).env).toBe("eu");
+    expect(storeTarget(parseOptions<SyncOptions>(syncCommand, ["--remote", "--env", "staging"]))).toMatchObject({
+      target: "remote",
+      env: "staging",
+    });
+    expect(storeTarget(parseOptions<SyncOptions>(syncCommand, ["--env=eu"]))).toMatchObject({ target: "local", env: "eu" });
   });
 });

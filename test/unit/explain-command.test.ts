@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, it } from "vitest";
-import { explainCommand } from "../../scripts/sync/explain-command";
+import { runCli } from "../../scripts/cli/program";
 import { sealToken, sessionKeys, signToken } from "../../src/session/session-token";
 
 const CONFIG = join(import.meta.dirname, "..", "..", "config");
@@ -18,8 +18,8 @@ const SCOPE = "bookinfo/productpage/rule/0";
 
 async function explain(...args: string[]): Promise<string> {
   const out: string[] = [];
-  const argv = ["--compile", "--config", CONFIG, "--persist-to", NO_STATE, ...args];
-  const code = await explainCommand(argv, { out: (t) => out.push(t), err: (t) => out.push(t) });
+  const argv = ["explain", "--compile", "--config", CONFIG, "--persist-to", NO_STATE, ...args];
+  const code = await runCli(argv, { out: (t) => out.push(t), err: (t) => out.push(t) });
   if (code !== 0) throw new Error(`exit ${code}: ${out.join("\n")}`);
   return out.join("\n");
 }

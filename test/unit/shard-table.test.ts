@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { diffTables } from "../../scripts/sync/diff-tables";
-import { planOrRefuse } from "../../scripts/sync/run-sync";
+import { planOrRefuse } from "../../scripts/sync/compile-for-edge";
 import { UserError } from "../../scripts/sync/user-error";
 import { joinShards, planStorage } from "../../src/table/shard-table";
 import { matchRequest, type RequestFacts, type RouteMatch } from "../../src/routing/match-request";

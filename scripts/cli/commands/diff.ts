@@ -1,0 +1,81 @@
+/** @module `kedge diff`: what a sync would change against the table the edge serves; writes nothing. */
+import type { CompileResult } from "../../../src/compile/compile-route-table";
+import { type CompileChecks, compileForEdge, type CompileSummary } from "../../sync/compile-for-edge";
+import { diffLines, diffTables, type TableDiff } from "../../sync/diff-tables";
+import { type LoadedConfig, loadConfig, withLiveClusters } from "../../sync/load-config";
+import { withStore } from "../../sync/open-store";
+import { readCurrentTable } from "../../sync/publish";
+import { command, type CommandIO, EXIT, type Outcome } from "../command";
+import { OUTPUT_FLAGS, type OutputOptions, SHARD_SIZE_FLAG, storeTarget, TARGET_FLAGS, type TargetOptions } from "../flags";
+
+export interface DiffOptions extends TargetOptions, OutputOptions {
+  strict?: boolean;
+  statusOut?: string;
+  shardSize: number;
+}
+
+export const STRICT_FLAG = {
+  flags: "--strict",
+  description:
+    "refuse (exit 1, nothing written) when the report has any error: a resource rejected, or a rule or backendRef of one dropped",
+};
+export const STATUS_OUT_FLAG = { flags: "--status-out <dir>", description: "write each object's status block as YAML under DIR" };
+
+/** A config already read and compiled by the caller (`npm start` compiles it first, to start its origins). */
+export interface CompiledConfig {
+  loaded: LoadedConfig;
+  result: CompileResult;
+}
+
+export type DiffData = CompileSummary & { dryRun?: TableDiff; written: false };
+
+/**
+ * Compiles and compares with the served table. `changedCode` is what a change exits with: 1 for `kedge
+ * diff` (as `kubectl diff`), 0 for `sync --dry-run`.
+ */
+export function diffWithServed(
+  options: DiffOptions,
+  io: CommandIO,
+  changedCode: 0 | 1,
+  compiled?: CompiledConfig,
+): Promise<Outcome<DiffData>> {
+  const where = storeTarget(options);
+  return withStore(where, "read", {}, async (store) => {
+    const loaded = compiled?.loaded ?? (await withLiveClusters(loadConfig(options.config)));
+    const checks: CompileChecks = { strict: options.strict ?? false, shardBytes: options.shardSize, statusOut: options.statusOut };
+    const checked = await compileForEdge(loaded, where, checks, io.note, compiled?.result);
+    if (checked.refusal) {
+      io.note(checked.refusal.reason);
+      return { code: checked.refusal.code, data: { ...checked.summary, written: false }, text: checked.report };
+    }
+    const diff = await store.use(async (kv) => diffTables(await readCurrentTable(kv, loaded.edge.name), checked.result.table));
+    const unchanged = diff.from === diff.to;
+    return {
+      code: unchanged ? EXIT.OK : changedCode,
+      data: { ...checked.summary, dryRun: diff, written: false },
+      text: [
+        ...checked.report,
+        "",
+        unchanged
+          ? `dry run: the edge already serves ${diff.to}; nothing would be written`
+          : `dry run: ${diff.from ?? "(no table)"} → ${diff.to} (nothing written)`,
+        ...diffLines(diff),
+      ],
+    };
+  });
+}
+
+export const diffCommand = command<DiffOptions>({
+  name: "diff",
+  summary: "what a sync would change against the table the edge serves; writes nothing",
+  description:
+    "Compiles the config folder as `kedge sync` would and compares the table with the one the edge serves: the rules and backends added, removed or changed, with the fields that changed.",
+  flags: [...TARGET_FLAGS, STRICT_FLAG, STATUS_OUT_FLAG, SHARD_SIZE_FLAG, ...OUTPUT_FLAGS],
+  exitCodes: {
+    0: "the edge already serves this table",
+    1: "the table would change (as `kubectl diff`), or --strict and the report has errors",
+    2: "input that cannot be used (a flag, a YAML syntax error, an unreadable store)",
+  },
+  examples: ["kedge diff", "kedge diff --remote --env production"],
+  run: (options, _args, io) => diffWithServed(options, io, EXIT.REFUSED),
+});

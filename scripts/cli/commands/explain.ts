@@ -1,0 +1,192 @@
+/**
+ * @module `kedge explain`: where a request goes and why, from the table the edge serves (local or remote
+ * KV, with the active health record) or from the config folder compiled on the spot (`--compile`). The
+ * answer is src/routing/explain.ts: the Worker's own matcher and selection code.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { compileRouteTable } from "../../../src/compile/compile-route-table";
+import { type Explanation, explainRequest, readSessionPin } from "../../../src/routing/explain";
+import type { RequestLocation } from "../../../src/routing/locality";
+import { prepareTable } from "../../../src/routing/prepared-table";
+import { KV_KEYS } from "../../../src/table/kv-keys";
+import { parseHealthRecord } from "../../../src/table/parse-route-table";
+import type { RouteTable } from "../../../src/table/route-table";
+import { SESSION_KEY_FILE } from "../../lib/local-session-key";
+import { servedHostnames } from "../../sync/deployment-checks";
+import { loadConfig, withLiveClusters } from "../../sync/load-config";
+import { type StoreTarget, withStore } from "../../sync/open-store";
+import { readCurrentTable } from "../../sync/publish";
+import { UserError } from "../../sync/user-error";
+import { command, EXIT, type Flag } from "../command";
+import { OUTPUT_FLAGS, type OutputOptions, parsePort, storeTarget, TARGET_FLAGS, type TargetOptions } from "../flags";
+
+interface ExplainOptions extends TargetOptions, OutputOptions {
+  host: string;
+  path: string;
+  method: string;
+  header: [string, string][];
+  cookie?: string;
+  https?: boolean;
+  port?: number;
+  colo?: string;
+  country?: string;
+  continent?: string;
+  compile?: boolean;
+}
+
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** `--header 'Name: value'` as curl takes it (or `Name=value`), collected in order. */
+function parseHeader(text: string, previous: unknown): [string, string][] {
+  const colon = text.indexOf(":");
+  const equals = text.indexOf("=");
+  const at = colon > 0 && (equals === -1 || colon < equals) ? colon : equals;
+  const name = at > 0 ? text.slice(0, at).trim() : "";
+  if (!HEADER_NAME.test(name))
+    throw new UserError(`--header ${JSON.stringify(text)} is not a header`, "write it as curl does: --header 'x-version: v2'");
+  return [...((previous as [string, string][] | undefined) ?? []), [name.toLowerCase(), text.slice(at + 1).trim()]];
+}
+
+const EXPLAIN_FLAGS: Flag[] = [
+  { flags: "--host <host>", description: "the request's Host (required)", parse: (text) => text.toLowerCase() },
+  { flags: "--path <path>", description: "path and query", default: "/" },
+  { flags: "--method <method>", description: "the request method", default: "GET", parse: (text) => text.toUpperCase() },
+  {
+    flags: "-H, --header <header>",
+    description: "a request header, as curl takes it ('Name: value'); repeat for more",
+    parse: parseHeader,
+  },
+  {
+    flags: "--cookie <text>",
+    description:
+      "the Cookie header (a session cookie shows where the session is pinned; a sealed token is opened with SESSION_HMAC_KEY from the environment, or the local state's key)",
+  },
+  { flags: "--https", description: "an https:// request (default http://)" },
+  {
+    flags: "--port <port>",
+    description: "the port the request came to (default 80, or 443 with --https)",
+    parse: (text) => parsePort(text),
+  },
+  { flags: "--colo <code>", description: "the Cloudflare colo the request comes through (locality), e.g. IAD" },
+  { flags: "--country <code>", description: "the client's country (locality), e.g. US" },
+  { flags: "--continent <code>", description: "the client's continent (locality), e.g. NA" },
+  { flags: "--compile", description: "explain against the config folder compiled now, not the table the edge serves" },
+];
+
+function render(e: Explanation, hostsServed: string[] | undefined): string[] {
+  const lines = [
+    `${e.request.method} ${e.request.protocol === "HTTPS" ? "https" : "http"}://${e.request.host}:${e.request.port}${e.request.path}`,
+  ];
+  if (!e.rule) lines.push("  no rule takes it: 404");
+  else {
+    lines.push(
+      `  rule ${e.rule.id} (${e.rule.source.kind} ${e.rule.source.namespace}/${e.rule.source.name}, listener port ${e.rule.listenerPort})`,
+    );
+    if (e.invalid) lines.push(`  the rule was rejected at sync (${e.invalid}): 500`);
+  }
+  if (hostsServed) lines.push(`  no listener takes host ${e.request.host}; the hosts served: ${hostsServed.join(", ") || "(none)"}`);
+  if (e.candidates.length > 0) lines.push("  candidates, in precedence order:");
+  for (const c of e.candidates) lines.push(`    ${c.verdict === "chosen" ? "▶" : "·"} ${c.match}: ${c.verdict}`);
+  for (const b of e.backends) {
+    lines.push(
+      `  backend ${b.backend ?? "(invalid)"}: weight ${b.weight}, ${b.share}% of new requests${b.invalid ? ` (${b.invalid}: answers 500)` : ""}`,
+    );
+    for (const p of b.endpoints)
+      lines.push(
+        `    ${p.inPool ? "✓" : "✗"} ${p.id}${p.network ? ` (through ${p.network})` : ""}  ${p.ready ? "ready" : "not ready"}${p.terminating ? ", terminating" : ""}, ${p.healthy ? "healthy" : "unhealthy"}${p.tier !== undefined ? `, tier ${p.tier}` : ""}`,
+      );
+  }
+  if (e.session) lines.push(`  session: ${e.session.type} ${e.session.name} (scope ${e.session.scope})`);
+  if (e.pinned)
+    lines.push(
+      `  the session token pins ${e.pinned.endpoint} of ${e.pinned.backend} (since ${new Date(e.pinned.createdAt).toISOString()}${e.pinned.checked ? "" : "; read without checking its MAC, which needs SESSION_HMAC_KEY"}): it holds while that endpoint is in the table, ready and healthy`,
+    );
+  if (e.pinUnread) lines.push(`  session token: ${e.pinUnread}`);
+  if (e.filters.length > 0) lines.push(`  filters, in order: ${e.filters.join(" ▸ ")}`);
+  return lines;
+}
+
+/**
+ * The session secret that opens session tokens: SESSION_HMAC_KEY from the environment (the deployed
+ * Worker's secret, never a flag, so it stays out of shell history and process lists), or for local state
+ * the key `kedge dev` and `npm start` keep beside it.
+ */
+function sessionSecret(where: StoreTarget): string | undefined {
+  const given = process.env.SESSION_HMAC_KEY;
+  if (given) return given;
+  const local = join(where.persistTo, SESSION_KEY_FILE);
+  return where.target === "local" && existsSync(local) ? readFileSync(local, "utf8").trim() : undefined;
+}
+
+export const explainCommand = command<ExplainOptions>({
+  name: "explain",
+  summary: "where a request goes and why: rule, candidates it beat, backends, endpoints, filters",
+  description:
+    "Where a request goes, and why: the rule chosen and the candidates it beat, the backends with their shares, the endpoints per cluster with readiness, health and locality tier, the session policy, and the filters in the order the Worker applies them. Reads the table the edge serves (with its active health record), or with --compile the config folder compiled now.",
+  flags: [...EXPLAIN_FLAGS, ...TARGET_FLAGS, ...OUTPUT_FLAGS],
+  exitCodes: { 0: "explained (also when no rule takes the request: it says so)", 2: "a flag, the config or the store cannot be used" },
+  examples: [
+    "kedge explain --host bookinfo.example.com --path /reviews/1 --header 'x-reviews-version: v3'",
+    "kedge explain --host shop.example.com --path /cart --cookie 'cart=…' --remote --env production",
+  ],
+  async run(options, _args, io) {
+    if (!options.host) throw new UserError("--host is required", "kedge explain --host shop.example.com --path /cart");
+    const where = storeTarget(options);
+    // Only a compile needs the clusters' objects (a live cluster's are read through its API); the served table needs the name.
+    const loaded = loadConfig(options.config);
+    let table: RouteTable | null;
+    let unhealthy = new Set<string>();
+    if (options.compile) {
+      const withLive = await withLiveClusters(loaded);
+      table = (await compileRouteTable(withLive.edge, withLive.manifests)).table;
+    } else {
+      [table, unhealthy] = await withStore(where, "read", { progress: io.progress }, (store) =>
+        store.use(async (kv) => {
+          const text = await kv.get(KV_KEYS.health(loaded.edge.name));
+          const record = parseHealthRecord(text === null ? null : JSON.parse(text));
+          return [await readCurrentTable(kv, loaded.edge.name), new Set(record?.unhealthy ?? [])] as const;
+        }),
+      );
+    }
+    if (!table)
+      throw new UserError(`table ${loaded.edge.name} was never written to ${where.target} KV`, "run kedge sync first, or pass --compile");
+    const headers: [string, string][] = [
+      ...(options.header ?? []),
+      ...(options.cookie !== undefined ? [["cookie", options.cookie] as [string, string]] : []),
+    ];
+    let url: URL;
+    try {
+      url = new URL(options.path, `${options.https ? "https" : "http"}://${options.host}`);
+    } catch {
+      throw new UserError(
+        `--host ${JSON.stringify(options.host)} with --path ${JSON.stringify(options.path)} is not a URL`,
+        "for example --host shop.example.com --path '/cart?id=1'",
+      );
+    }
+    const location: RequestLocation = {
+      ...(options.colo ? { colo: options.colo } : {}),
+      ...(options.country ? { country: options.country } : {}),
+      ...(options.continent ? { continent: options.continent } : {}),
+    };
+    const explanation = explainRequest(
+      prepareTable(table),
+      {
+        protocol: options.https ? "HTTPS" : "HTTP",
+        host: url.hostname,
+        port: options.port ?? (options.https ? 443 : 80),
+        path: url.pathname,
+        method: options.method,
+        headers: new Headers(headers),
+        query: url.searchParams,
+      },
+      location,
+      { generation: 0, allUsable: unhealthy.size === 0, usable: (e) => !unhealthy.has(e.id) },
+    );
+    const secret = sessionSecret(where);
+    const explained = secret ? await readSessionPin(explanation, new Headers(headers), secret) : explanation;
+    // No candidate at all: no listener takes the host, so name the hosts that are served.
+    const hostsServed = !explained.rule && explained.candidates.length === 0 ? servedHostnames(table) : undefined;
+    return { code: EXIT.OK, data: { ...explained, ...(hostsServed ? { hostsServed } : {}) }, text: render(explained, hostsServed) };
+  },
+});

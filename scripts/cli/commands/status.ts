@@ -1,0 +1,101 @@
+/**
+ * @module `kedge status`: what the edge serves, from KV (local or remote): the table version and when it
+ * was written, and per cluster its endpoints, ready or not, and the ones the active health checks call
+ * unhealthy (the health record the Worker writes, and when).
+ */
+import { KV_KEYS } from "../../../src/table/kv-keys";
+import { parseHealthRecord } from "../../../src/table/parse-route-table";
+import type { RouteTable } from "../../../src/table/route-table";
+import { loadConfig } from "../../sync/load-config";
+import { withStore } from "../../sync/open-store";
+import { readCurrentTable, readHistory, readPointer } from "../../sync/publish";
+import { count } from "../../sync/report";
+import { command, EXIT } from "../command";
+import { OUTPUT_FLAGS, type OutputOptions, storeTarget, TARGET_FLAGS, type TargetOptions } from "../flags";
+
+interface ClusterStatus {
+  cluster: string;
+  endpoints: number;
+  ready: number;
+  unhealthy: string[];
+}
+
+export interface StatusData {
+  table: string;
+  served: string | null;
+  since?: string;
+  written?: string;
+  health?: { updatedAt: string } | null;
+  clusters?: ClusterStatus[];
+  historyProblem?: string;
+}
+
+/** Each cluster's endpoints (each counted once, though several backends share it), ready and unhealthy. */
+function clusterStatuses(table: RouteTable | null, unhealthy: Set<string>): ClusterStatus[] {
+  const byCluster = new Map<string, ClusterStatus>();
+  const seen = new Set<string>();
+  for (const backend of Object.values(table?.backends ?? {}))
+    for (const e of backend.endpoints) {
+      if (seen.has(e.id)) continue;
+      seen.add(e.id);
+      const c = byCluster.get(e.cluster) ?? { cluster: e.cluster, endpoints: 0, ready: 0, unhealthy: [] };
+      c.endpoints++;
+      if (e.ready && !e.terminating) c.ready++;
+      if (unhealthy.has(e.id)) c.unhealthy.push(e.id);
+      byCluster.set(e.cluster, c);
+    }
+  return [...byCluster.values()].sort((a, b) => a.cluster.localeCompare(b.cluster));
+}
+
+export const statusCommand = command<TargetOptions & OutputOptions>({
+  name: "status",
+  summary: "what the edge serves: table version and age, endpoints per cluster, active health",
+  description:
+    "Reads what the edge serves from KV: the table version, when it was written and since when it is served, and per cluster the endpoints, how many are ready and which ones the active health checks call unhealthy.",
+  flags: [...TARGET_FLAGS, ...OUTPUT_FLAGS],
+  exitCodes: { 0: "shown (also when the table was never written)", 2: "the config or the store cannot be used" },
+  async run(options, _args, io) {
+    const name = loadConfig(options.config).edge.name;
+    return withStore(storeTarget(options), "read", { progress: io.progress }, (store) =>
+      store.use(async (kv) => {
+        const pointer = await readPointer(kv, name);
+        if (!pointer)
+          return {
+            code: EXIT.OK,
+            data: { table: name, served: null } satisfies StatusData,
+            text: [`table ${name} was never written to ${kv.description}`],
+          };
+        const [table, history, healthText] = await Promise.all([
+          readCurrentTable(kv, name),
+          readHistory(kv, name),
+          kv.get(KV_KEYS.health(name)),
+        ]);
+        const health = parseHealthRecord(healthText === null ? null : JSON.parse(healthText));
+        const clusters = clusterStatuses(table, new Set(health?.unhealthy ?? []));
+        const written = history.entries.find((h) => h.version === pointer.version)?.writtenAt ?? pointer.updatedAt;
+        const data: StatusData = {
+          table: name,
+          served: pointer.version,
+          since: pointer.updatedAt,
+          written,
+          health: health ? { updatedAt: health.updatedAt } : null,
+          clusters,
+          ...(history.problem ? { historyProblem: history.problem } : {}),
+        };
+        const text = [
+          `table ${name}@${pointer.version} in ${kv.description}, served since ${pointer.updatedAt} (written ${written})`,
+          `  ${count(table?.rules.length ?? 0, "rule")}, ${count(Object.keys(table?.backends ?? {}).length, "backend")}; ${history.entries.length} kept versions`,
+          ...(history.problem ? [`  ! ${history.problem}`] : []),
+          health
+            ? `  active health: record of ${health.updatedAt}`
+            : "  active health: no record (no Cron Trigger run yet, or nothing ever unhealthy)",
+          ...clusters.map(
+            (c) =>
+              `  cluster ${c.cluster}: ${c.ready} of ${count(c.endpoints, "endpoint")} ready${c.unhealthy.length > 0 ? `, unhealthy: ${c.unhealthy.join(", ")}` : ""}`,
+          ),
+        ];
+        return { code: EXIT.OK, data, text };
+      }),
+    );
+  },
+});

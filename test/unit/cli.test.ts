@@ -1,0 +1,97 @@
+/** The command line's parsing, help and exit codes, in-process (the commands' work is tested end to end). */
+import { describe, it } from "vitest";
+import { type SyncOptions, syncCommand } from "../../scripts/cli/commands/sync";
+import { PACKAGE_VERSION, parseOptions, runCli } from "../../scripts/cli/program";
+import { COMMANDS } from "../../scripts/cli/commands";
+import { UserError } from "../../scripts/sync/user-error";
+
+async function kedge(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, { out: (t) => out.push(t), err: (t) => err.push(t) });
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+describe("sync flags", () => {
+  const parse = (...argv: string[]) => parseOptions<SyncOptions>(syncCommand, argv);
+
+  it("defaults to a local push of config/", ({ expect }) => {
+    expect(parse()).toMatchObject({ config: "config", persistTo: ".wrangler/state", output: "text", shardSize: 2 ** 20 });
+    expect(parse().remote).toBeUndefined();
+  });
+
+  it("reads values in both --flag value and --flag=value forms", ({ expect }) => {
+    expect(parse("--config", "c", "--persist-to=/tmp/x", "--json", "--strict", "-e", "eu")).toMatchObject({
+      config: "c",
+      persistTo: "/tmp/x",
+      json: true,
+      strict: true,
+      env: "eu",
+    });
+  });
+
+  it.for([
+    ["4MiB", 4 * 2 ** 20],
+    ["512KiB", 512 * 1024],
+    ["100000", 100_000],
+    ["1.5 MiB", 1.5 * 2 ** 20],
+  ] as const)("reads --shard-size %s as %d bytes", ([text, bytes], { expect }) => {
+    expect(parse("--shard-size", text).shardSize).toBe(bytes);
+  });
+
+  it.for(["0", "12", "26MiB", "four", "4GiB"])("refuses --shard-size %s with the allowed range", (text, { expect }) => {
+    expect(() => parse(`--shard-size=${text}`)).toThrow(UserError);
+    expect(() => parse(`--shard-size=${text}`)).toThrow(/is not a size from 1KiB to 25MiB/);
+  });
+});
+
+describe("the kedge command line", () => {
+  it.for([
+    [["sync", "--bogus"], /unknown option '--bogus'/],
+    [["sync", "--strikt"], /unknown option '--strikt'\n\(Did you mean --strict\?\)/],
+    [["synk"], /unknown command 'synk'\n\(Did you mean sync\?\)/],
+    [["status", "--strict"], /unknown option '--strict'/],
+    [["sync", "--config"], /option '--config <dir>' argument missing/],
+    [["sync", "--local", "--remote"], /option '--remote' cannot be used with option '--local'/],
+    [["sync", "--remote", "--persist-to", "x"], /option '--persist-to <dir>' cannot be used with option '--remote'/],
+    [["history", "-o", "xml"], /argument 'xml' is invalid. Allowed choices are text, json, yaml/],
+    [["rollback", "a", "b"], /too many arguments for 'rollback'/],
+    [["explain", "--host", "x", "--port", "abc"], /--port "abc" is not a port from 1 to 65535\n {2}fix: for example --port 8080/],
+    [["explain", "--host", "x", "--port", "70000"], /is not a port from 1 to 65535/],
+    [["explain", "--host", "x", "--header", "no separator"], /--header "no separator" is not a header\n {2}fix: write it as curl does/],
+    [["sync", "--rollback"], /unknown option '--rollback'\n {2}fix: --rollback is now its own command: kedge rollback/],
+  ])("refuses %j with exit 2 and says why", async ([argv, message], { expect }) => {
+    const run = await kedge(...(argv as string[]));
+    expect(run.err).toMatch(message as RegExp);
+    expect(run.code).toBe(2);
+    expect(run.out).toBe("");
+  });
+
+  it("gives every command its own help, with its flags and exit codes, exit 0", async ({ expect }) => {
+    for (const c of COMMANDS) {
+      for (const help of [
+        [c.name, "--help"],
+        ["help", c.name],
+      ]) {
+        const run = await kedge(...help);
+        expect(run.code, help.join(" ")).toBe(0);
+        expect(run.out).toContain(`Usage: kedge ${c.name} [options]`);
+        expect(run.out).toContain(c.description.slice(0, 40));
+        expect(run.out).toMatch(/Exit codes:\n {2}0 {2}/);
+        for (const flag of c.flags.filter((f) => !f.hidden)) expect(run.out).toContain(flag.flags.split(" ")[0]);
+      }
+    }
+  });
+
+  it("lists the commands, says the version, and wants a command", async ({ expect }) => {
+    const help = await kedge("--help");
+    expect(help.code).toBe(0);
+    for (const c of COMMANDS) expect(help.out).toMatch(new RegExp(`\\n {2}${c.name} `));
+    const version = await kedge("--version");
+    expect([version.code, version.out]).toEqual([0, PACKAGE_VERSION]);
+    expect(PACKAGE_VERSION).toMatch(/^\d+\.\d+\.\d+/);
+    const bare = await kedge();
+    expect(bare.code).toBe(2);
+    expect(bare.err).toContain("Usage: kedge [options] [command]");
+  });
+});
