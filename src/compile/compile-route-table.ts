@@ -2,7 +2,7 @@
  * @module The compiler: resources of every cluster → one RouteTable plus diagnostics and statuses. Pure: no
  * I/O. Its rooms, in the order it runs them (each imports only the ones above it):
  *   status/    the status book every stage writes to, conditions and reasons, diagnostics
- *   input/     the edge settings, which objects are read, their schemas, the index, sameness
+ *   input/     the edge settings, which objects are read, their schemas (and typed view), the index, sameness
  *   gateways/  the listeners of the served Gateways and ListenerSets
  *   backends/  what a backendRef can resolve to (Services, ServiceImports, CompositeBackends, XBackends)
  *              and what their owners say of them (TLS, session persistence, retry budgets)

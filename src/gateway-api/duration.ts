@@ -11,3 +11,6 @@ export function parseDuration(text: string): number | null {
   for (const [, amount, unit] of text.matchAll(PART)) total += Number(amount) * (UNIT_MS[unit ?? "s"] ?? 0);
   return total;
 }
+
+/** Milliseconds of a duration the schema stage passed: the schema's pattern is DURATION, so it parses. */
+export const durationMs = (text: string): number => parseDuration(text)!;

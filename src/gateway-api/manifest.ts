@@ -12,7 +12,10 @@ export interface ObjectMeta {
   generation?: number;
 }
 
-/** One object of one cluster. `spec` and `status` stay loose: the compile stages read them field by field. */
+/**
+ * One object of one cluster. `spec` and `status` stay loose as read: once the schema stage has passed an
+ * object, src/compile/input/typed-objects.ts gives its spec its kind's type (`status` is not checked).
+ */
 export interface Manifest {
   cluster: string;
   file: string;

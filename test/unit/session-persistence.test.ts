@@ -31,7 +31,6 @@ describe("sessionPersistence parsing", () => {
     [{ type: "Header", cookie: { name: "c" } }, "x.cookie", "only allowed with type Cookie"],
     [{ type: "Cookie", header: { name: "h" } }, "x.header", "only allowed with type Header"],
     [{ type: "Header", header: {} }, "x.header.name", "required"],
-    [{ type: "Sticky" }, "x.type", "Cookie or Header"],
     [{ sessionName: "bad name;" }, "x.cookie.name", "not a valid cookie name"],
     [{ absoluteTimeout: "1 hour" }, "x.absoluteTimeout", "positive duration"],
     [{ cookie: { path: "relative" } }, "x.cookie.path", "must start with /"],
@@ -140,6 +139,20 @@ spec: { targetRefs: [{ kind: Service, name: a }] }
     );
     expect(byName.bad).toMatchObject({ status: "False", reason: "Invalid" });
     expect(byName.missing).toMatchObject({ status: "False", reason: "TargetNotFound" });
+  });
+
+  it("a session type other than Cookie or Header is refused by the schema stage, before any translator", async ({ expect }) => {
+    const { table, diagnostics } = await compileYaml(EDGE, {
+      east: base("    - sessionPersistence: { type: Sticky }\n      backendRefs: [{ name: a, port: 80 }]"),
+    });
+    expect(table.rules).toHaveLength(0);
+    expect(diagnostics).toContainEqual(
+      expect.objectContaining({
+        severity: "error",
+        field: "spec.rules[0].sessionPersistence.type",
+        message: "must be one of Cookie, Header; the route is not served",
+      }),
+    );
   });
 
   it("an invalid inline sessionPersistence rejects the route", async ({ expect }) => {

@@ -5,7 +5,7 @@
  * XBackendTrafficPolicy) the retry budget. Either may be absent. A policy on a multi-cluster aggregate
  * applies to the whole aggregate, whichever cluster declares it.
  */
-import { apiGroup, isJsonObject, type Manifest } from "../../gateway-api/manifest";
+import { apiGroup, type Manifest } from "../../gateway-api/manifest";
 import type { CompiledRetryBudget, SourceRef } from "../../table/route-table";
 import { GATEWAY_GROUP, MCS_GROUP, X_GROUP } from "../input/api-groups";
 import type { CompositeBackends } from "./composite-backends";
@@ -13,6 +13,7 @@ import { accepted, fails } from "../status/conditions";
 import type { Condition, Diagnostics } from "../status/diagnostics";
 import type { StatusBook } from "../status/status-book";
 import type { ResourceIndex } from "../input/resource-index";
+import { type BackendLBPolicySpec, type SessionPersistence, specOf } from "../input/typed-objects";
 import { parseRetryConstraint } from "./retry-budget";
 import { parseSessionPersistence, sameSettings, type SessionSettings } from "./session-persistence";
 
@@ -57,6 +58,15 @@ const TARGET_KINDS: Record<string, string[]> = {
   XBackend: [X_GROUP],
 };
 
+/** What both policy kinds have: targets (kind optional on a BackendLBPolicy) and session persistence. */
+interface PolicySpec {
+  targetRefs: BackendLBPolicySpec["targetRefs"];
+  sessionPersistence?: SessionPersistence;
+}
+
+const policySpec = (policy: Manifest): PolicySpec =>
+  policy.kind === "XBackendTrafficPolicy" ? specOf(policy, "XBackendTrafficPolicy") : specOf(policy, "BackendLBPolicy");
+
 /** Older first, then cluster and input order: the spec's rule for which of two conflicting policies wins. */
 function byAge(a: Manifest, b: Manifest): number {
   const ta = a.metadata.creationTimestamp ?? "\uffff";
@@ -86,24 +96,21 @@ export class BackendPolicies {
         diagnostics.error(policy, field, reason, message);
         report([fails("Accepted", reason, message)], targets);
       };
+      const spec = policySpec(policy);
       const settings =
-        policy.spec.sessionPersistence === undefined
-          ? undefined
-          : parseSessionPersistence(policy.spec.sessionPersistence, "spec.sessionPersistence");
+        spec.sessionPersistence === undefined ? undefined : parseSessionPersistence(spec.sessionPersistence, "spec.sessionPersistence");
       if (settings && "reason" in settings) {
         reject(settings.field, "Invalid", settings.message);
         continue;
       }
-      // BackendLBPolicy has no retryConstraint; read on it, the field would be a silent no-op.
-      const budget =
-        policy.spec.retryConstraint === undefined || policy.kind !== "XBackendTrafficPolicy"
-          ? undefined
-          : parseRetryConstraint(policy.spec.retryConstraint, "spec.retryConstraint");
+      // Only an XBackendTrafficPolicy has a retryConstraint (on a BackendLBPolicy the schema refuses the field).
+      const constraint = policy.kind === "XBackendTrafficPolicy" ? specOf(policy, "XBackendTrafficPolicy").retryConstraint : undefined;
+      const budget = constraint === undefined ? undefined : parseRetryConstraint(constraint, "spec.retryConstraint");
       if (budget && "reason" in budget) {
         reject(budget.field, "Invalid", budget.message);
         continue;
       }
-      const targets = this.targets(policy, index, composites);
+      const targets = this.targets(policy, spec.targetRefs, index, composites);
       if (typeof targets === "string") {
         reject("spec.targetRefs", targets.startsWith("TargetNotFound") ? "TargetNotFound" : "Invalid", targets.replace(/^\w+: /, ""));
         continue;
@@ -139,15 +146,18 @@ export class BackendPolicies {
   }
 
   /** The keys of the policy's targets, or the first problem as `Reason: message`. */
-  private targets(policy: Manifest, index: ResourceIndex, composites: CompositeBackends): string[] | string {
-    const raw = policy.spec.targetRefs;
-    if (!Array.isArray(raw) || raw.length === 0 || raw.length > 16) return "Invalid: targetRefs must list 1 to 16 backends";
+  private targets(
+    policy: Manifest,
+    targetRefs: PolicySpec["targetRefs"],
+    index: ResourceIndex,
+    composites: CompositeBackends,
+  ): string[] | string {
     const { namespace } = policy.metadata;
     const keys: string[] = [];
-    for (const [i, ref] of raw.entries()) {
-      if (!isJsonObject(ref) || typeof ref.kind !== "string" || typeof ref.name !== "string")
-        return `Invalid: targetRefs[${i}] needs kind and name`;
-      const group = typeof ref.group === "string" ? ref.group : "";
+    for (const [i, ref] of targetRefs.entries()) {
+      // kedge's schema for BackendLBPolicy asks for a name only.
+      if (ref.kind === undefined) return `Invalid: targetRefs[${i}] needs kind and name`;
+      const group = ref.group ?? "";
       if (!TARGET_KINDS[ref.kind]?.includes(group)) {
         return `Invalid: targetRefs[${i}] kind ${group ? `${group}/` : ""}${ref.kind} is not a backend (Service, ServiceImport, CompositeBackend, XBackend)`;
       }

@@ -8,22 +8,22 @@
  * Gateway API asks when "a BackendTLSPolicy is present that refers to the Service, and the implementation
  * is unable to meet the requirement".
  */
-import { apiGroup, isJsonObject, type Manifest } from "../../gateway-api/manifest";
+import { apiGroup, type Manifest } from "../../gateway-api/manifest";
 import { GATEWAY_GROUP } from "../input/api-groups";
 import { accepted, fails, REASON, resolved } from "../status/conditions";
 import type { Condition, Diagnostics } from "../status/diagnostics";
 import type { StatusBook } from "../status/status-book";
 import type { ResourceIndex } from "../input/resource-index";
 import { byAge } from "../input/sameness";
+import { type BackendTLSPolicySpec, specOf } from "../input/typed-objects";
 
 /** What a policy asks of a Service's endpoints: TLS with this name, or why the edge cannot give it. */
 export type BackendTls = { serverName: string } | { refused: string; policy: string };
 
 /** The policy's validation as the edge can apply it, or the conditions that say why it cannot. */
-function evaluate(validation: Record<string, unknown>): { serverName: string } | { conditions: Condition[]; message: string } {
-  const hostname = String(validation.hostname);
-  const cas = Array.isArray(validation.caCertificateRefs) ? validation.caCertificateRefs : [];
-  if (cas.length > 0) {
+function evaluate(validation: BackendTLSPolicySpec["validation"]): { serverName: string } | { conditions: Condition[]; message: string } {
+  const { hostname } = validation;
+  if ((validation.caCertificateRefs ?? []).length > 0) {
     const message =
       "caCertificateRefs: a Worker checks an upstream certificate against the public roots only and cannot be given a CA bundle; " +
       "use a certificate from a public CA and wellKnownCACertificates: System";
@@ -32,12 +32,12 @@ function evaluate(validation: Record<string, unknown>): { serverName: string } |
       message,
     };
   }
+  // Neither set passes the schema too (that one of the two is set is a CEL rule).
   if (validation.wellKnownCACertificates !== "System") {
     const message = `wellKnownCACertificates ${String(validation.wellKnownCACertificates)} is not supported; the edge offers System`;
     return { conditions: [fails("Accepted", REASON.Invalid, message)], message };
   }
-  const names = Array.isArray(validation.subjectAltNames) ? validation.subjectAltNames.filter(isJsonObject) : [];
-  const other = names.find((n) => n.type !== "Hostname" || n.hostname !== hostname);
+  const other = (validation.subjectAltNames ?? []).find((n) => n.type !== "Hostname" || n.hostname !== hostname);
   if (other) {
     const message = `subjectAltNames (${String(other.hostname ?? other.uri)}): a Worker checks the certificate for the name it connects to (${hostname}) only`;
     return { conditions: [fails("Accepted", REASON.Invalid, message)], message };
@@ -66,25 +66,24 @@ export class BackendTlsPolicies {
     const { namespace, name } = policy.metadata;
     const label = `BackendTLSPolicy ${policy.cluster}/${namespace}/${name}`;
     const report = (conditions: Condition[]) => this.book.setConditions(policy, conditions);
-    const validation = isJsonObject(policy.spec.validation) ? policy.spec.validation : {};
-    const verdict = evaluate(validation);
-    const refs = (Array.isArray(policy.spec.targetRefs) ? policy.spec.targetRefs : []).filter(isJsonObject);
+    const spec = specOf(policy, "BackendTLSPolicy");
+    const verdict = evaluate(spec.validation);
     const keys: string[] = [];
-    for (const [i, ref] of refs.entries()) {
-      const group = typeof ref.group === "string" ? ref.group : "";
+    for (const [i, ref] of spec.targetRefs.entries()) {
+      const { group } = ref;
       if (ref.kind !== "Service" || (group !== "" && group !== "core")) {
-        const message = `targetRefs[${i}]: ${group ? `${group}/` : ""}${String(ref.kind)} is not a Service (an XBackend has its own spec.tls)`;
+        const message = `targetRefs[${i}]: ${group ? `${group}/` : ""}${ref.kind} is not a Service (an XBackend has its own spec.tls)`;
         diagnostics.error(policy, `spec.targetRefs[${i}]`, "Invalid", message);
         report([fails("Accepted", REASON.Invalid, message)]);
         return;
       }
-      if (!index.get(policy.cluster, "Service", namespace, String(ref.name))) {
-        diagnostics.warn(policy, `spec.targetRefs[${i}].name`, "TargetNotFound", `Service ${namespace}/${String(ref.name)} not found`);
-        report([fails("Accepted", REASON.TargetNotFound, `Service ${namespace}/${String(ref.name)} not found`)]);
+      if (!index.get(policy.cluster, "Service", namespace, ref.name)) {
+        diagnostics.warn(policy, `spec.targetRefs[${i}].name`, "TargetNotFound", `Service ${namespace}/${ref.name} not found`);
+        report([fails("Accepted", REASON.TargetNotFound, `Service ${namespace}/${ref.name} not found`)]);
         return;
       }
-      const section = typeof ref.sectionName === "string" ? `/${ref.sectionName}` : "";
-      keys.push(`${policy.cluster}/${namespace}/${String(ref.name)}${section}`);
+      const section = ref.sectionName === undefined ? "" : `/${ref.sectionName}`;
+      keys.push(`${policy.cluster}/${namespace}/${ref.name}${section}`);
     }
     const taken = keys.find((k) => this.byTarget.has(k));
     if (taken) {

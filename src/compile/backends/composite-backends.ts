@@ -3,12 +3,13 @@
  * backend (namespace sameness) whose targets are the union of every cluster's targetRefs. Each object
  * is validated on its own; a rejected one contributes nothing, so its cluster drops out of the union.
  */
-import { apiGroup, isJsonObject, type Manifest } from "../../gateway-api/manifest";
+import { apiGroup, type Manifest } from "../../gateway-api/manifest";
 import { GATEWAY_GROUP, X_GROUP } from "../input/api-groups";
 import { accepted, fails, REASON, resolved, unsupported } from "../status/conditions";
 import type { Condition, Diagnostics } from "../status/diagnostics";
 import type { StatusBook } from "../status/status-book";
 import type { ResourceIndex } from "../input/resource-index";
+import { specOf } from "../input/typed-objects";
 import type { XBackends } from "./xbackends";
 import { type FieldProblem } from "../status/problems";
 
@@ -28,20 +29,15 @@ export interface CompositeMember {
 const key = (namespace: string, name: string) => `${namespace}/${name}`;
 
 function parseTargets(cb: Manifest): CompositeTarget[] | FieldProblem {
-  const raw = cb.spec.targetRefs;
-  if (!Array.isArray(raw) || raw.length === 0 || raw.length > 16) {
-    return unsupported("spec.targetRefs", "targetRefs must list 1 to 16 backends");
-  }
   const targets: CompositeTarget[] = [];
-  for (const [i, ref] of raw.entries()) {
+  for (const [i, ref] of specOf(cb, "CompositeBackend").targetRefs.entries()) {
     const at = `spec.targetRefs[${i}]`;
-    if (!isJsonObject(ref) || typeof ref.name !== "string" || ref.name === "" || typeof ref.kind !== "string") {
-      return unsupported(at, "a targetRef needs a kind and a name");
-    }
+    // kedge's schema asks for a name, and lets an empty one by.
+    if (ref.name === "") return unsupported(at, "a targetRef needs a kind and a name");
     if (ref.namespace !== undefined && ref.namespace !== cb.metadata.namespace) {
       return unsupported(`${at}.namespace`, "targets must be in the CompositeBackend's namespace");
     }
-    const group = typeof ref.group === "string" ? ref.group : "";
+    const group = ref.group ?? "";
     if (ref.kind === "CompositeBackend") {
       return {
         field: `${at}.kind`,

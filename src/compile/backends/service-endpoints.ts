@@ -7,6 +7,7 @@ import type { CompiledEndpoint } from "../../table/route-table";
 import type { ClusterSettings } from "../input/edge-config";
 import { isIpLiteral } from "../../gateway-api/hostname";
 import type { ResourceIndex } from "../input/resource-index";
+import { specOf } from "../input/typed-objects";
 import type { ServicePort, Transport } from "./service-transport";
 
 export type { ServicePort };
@@ -15,18 +16,11 @@ const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 
 /** The Service's ports; a port without a name has the name "" (as in EndpointSlice ports). */
 export function servicePorts(service: Manifest): ServicePort[] {
-  const ports = Array.isArray(service.spec.ports) ? service.spec.ports : [];
-  return ports.flatMap((p) =>
-    isJsonObject(p) && typeof p.port === "number"
-      ? [
-          {
-            name: typeof p.name === "string" ? p.name : "",
-            port: p.port,
-            ...(typeof p.appProtocol === "string" ? { appProtocol: p.appProtocol } : {}),
-          },
-        ]
-      : [],
-  );
+  return (specOf(service, "Service").ports ?? []).map((p) => ({
+    name: p.name ?? "",
+    port: p.port,
+    ...(p.appProtocol === undefined ? {} : { appProtocol: p.appProtocol }),
+  }));
 }
 
 function endpoint(
@@ -70,21 +64,16 @@ function fromEndpointSlices(
   for (const slice of index.all("EndpointSlice")) {
     if (slice.cluster !== cluster.name || slice.metadata.namespace !== service.metadata.namespace) continue;
     if (slice.metadata.labels[SERVICE_NAME_LABEL] !== service.metadata.name) continue;
-    const sliceAddressType = slice.raw.addressType;
-    if (sliceAddressType !== undefined && sliceAddressType !== "IPv4" && sliceAddressType !== "IPv6" && sliceAddressType !== "FQDN")
-      continue;
-    const ports = Array.isArray(slice.raw.ports) ? slice.raw.ports : [];
-    const slicePort = ports.find((p) => isJsonObject(p) && (typeof p.name === "string" ? p.name : "") === port.name);
-    if (!isJsonObject(slicePort) || typeof slicePort.port !== "number") continue;
-    const endpoints = Array.isArray(slice.raw.endpoints) ? slice.raw.endpoints : [];
-    for (const e of endpoints) {
-      if (!isJsonObject(e) || !Array.isArray(e.addresses) || typeof e.addresses[0] !== "string") continue;
-      const conditions = isJsonObject(e.conditions) ? e.conditions : {};
+    const data = specOf(slice, "EndpointSlice");
+    const slicePort = (data.ports ?? []).find((p) => (p.name ?? "") === port.name)?.port;
+    // A slice port may leave its number out (the API's "all ports"): nothing the edge can call.
+    if (slicePort === undefined) continue;
+    for (const e of data.endpoints ?? []) {
+      const conditions = e.conditions ?? {};
       const ready = conditions.ready !== false;
-      const serving = typeof conditions.serving === "boolean" ? conditions.serving : ready;
+      const serving = conditions.serving ?? ready;
       const terminating = conditions.terminating === true;
-      const zone = typeof e.zone === "string" ? e.zone : undefined;
-      result.push(endpoint(cluster, transport, e.addresses[0], slicePort.port, { ready, serving, terminating, zone }));
+      result.push(endpoint(cluster, transport, e.addresses[0], slicePort, { ready, serving, terminating, zone: e.zone }));
     }
   }
   return result;

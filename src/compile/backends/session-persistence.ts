@@ -2,11 +2,13 @@
  * @module SessionPersistence (GEP-1619) as written in an HTTPRoute rule or a backend policy. Reads both
  * the released shape (`sessionName`, `cookieConfig.lifetimeType`, `absoluteTimeout`, `idleTimeout`)
  * and the newer one (`cookie{name, path, lifetimeType}`, `header{name}`), and turns a rule's choice
- * into the table's `CompiledSession`, scoped to that rule.
+ * into the table's `CompiledSession`, scoped to that rule. The schema stage checks the released fields
+ * of every kind, but not the newer fields' values (HTTPRoute, XBackendTrafficPolicy) nor a BackendLBPolicy's
+ * durations; the rules across fields are CEL rules, and the cookie syntax is kedge's.
  */
 import { parseDuration } from "../../gateway-api/duration";
-import { isJsonObject } from "../../gateway-api/manifest";
 import type { CompiledSession, SameSite } from "../../table/route-table";
+import type { SessionPersistence } from "../input/typed-objects";
 import { type FieldProblem, isProblem } from "../status/problems";
 import { unsupported } from "../status/conditions";
 
@@ -27,27 +29,27 @@ const COOKIE_PATH = /^\/[\x21-\x3a\x3c-\x7e]*$/;
 /** A session nobody configured a timeout for still ends: storage must not grow forever. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 24 * 3_600_000;
 
-function duration(raw: unknown, field: string): number | undefined | FieldProblem {
+/** The schema checks a duration's pattern on the Gateway API kinds only: a BackendLBPolicy's is any string. */
+function duration(raw: string | undefined, field: string): number | undefined | FieldProblem {
   if (raw === undefined) return undefined;
-  const ms = typeof raw === "string" ? parseDuration(raw) : null;
+  const ms = parseDuration(raw);
   if (ms === null || ms <= 0) return unsupported(field, `${JSON.stringify(raw)} is not a positive duration like 30m or 1h`);
   return ms;
 }
 
+/** The cookie settings of either shape; the newer one's values are unchecked (and the released one has only lifetimeType). */
+type CookieSettings = NonNullable<SessionPersistence["cookie"]>;
+
 /** Validates one `sessionPersistence` block. */
-export function parseSessionPersistence(raw: unknown, at: string): SessionSettings | FieldProblem {
+export function parseSessionPersistence(raw: SessionPersistence, at: string): SessionSettings | FieldProblem {
   const fail = (field: string, message: string): FieldProblem => unsupported(`${at}${field}`, message);
-  if (!isJsonObject(raw)) return fail("", "sessionPersistence must be a mapping");
   const type = raw.type ?? "Cookie";
-  if (type !== "Cookie" && type !== "Header") return fail(".type", `type must be Cookie or Header (got ${String(type)})`);
-  const cookie = raw.cookie ?? raw.cookieConfig;
+  const cookie: CookieSettings | undefined = raw.cookie ?? raw.cookieConfig;
   const cookieField = raw.cookie !== undefined ? ".cookie" : ".cookieConfig";
-  if (cookie !== undefined && (!isJsonObject(cookie) || type !== "Cookie"))
-    return fail(cookieField, `${cookieField.slice(1)} is only allowed with type Cookie`);
-  if (raw.header !== undefined && (!isJsonObject(raw.header) || type !== "Header"))
-    return fail(".header", "header is only allowed with type Header");
-  const cookieConfig = isJsonObject(cookie) ? cookie : {};
-  const header = isJsonObject(raw.header) ? raw.header : {};
+  if (cookie !== undefined && type !== "Cookie") return fail(cookieField, `${cookieField.slice(1)} is only allowed with type Cookie`);
+  if (raw.header !== undefined && type !== "Header") return fail(".header", "header is only allowed with type Header");
+  const cookieConfig = cookie ?? {};
+  const header = raw.header ?? {};
 
   const name = (type === "Cookie" ? cookieConfig.name : header.name) ?? raw.sessionName;
   if (name !== undefined && (typeof name !== "string" || !TOKEN.test(name))) {
@@ -70,7 +72,7 @@ export function parseSessionPersistence(raw: unknown, at: string): SessionSettin
   if (lifetime === "Permanent" && absoluteTimeoutMs === undefined) {
     return fail(".absoluteTimeout", "a Permanent cookie needs absoluteTimeout (it becomes the cookie's Max-Age)");
   }
-  return { type, name: name as string | undefined, path: path as string | undefined, lifetime, absoluteTimeoutMs, idleTimeoutMs };
+  return { type, name, path, lifetime, absoluteTimeoutMs, idleTimeoutMs };
 }
 
 /** Same behaviour, written twice (e.g. one policy per cluster of a CompositeBackend)? */

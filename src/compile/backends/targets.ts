@@ -2,8 +2,8 @@
  * @module Resolves one backendRef's target to a table backend, by kind: Service (the route's own cluster;
  * for a route applied identically to several clusters, each of those clusters' Service), ServiceImport
  * (every cluster that exports the Service), CompositeBackend (the union of every cluster's same-named
- * CompositeBackend), XBackend (an external hostname), after the checks every kind shares (its kind, its
- * port, a ReferenceGrant for another namespace). Each backend is built once (the registry).
+ * CompositeBackend), XBackend (an external hostname), after the checks every kind shares (its kind, a
+ * ReferenceGrant for another namespace). Each backend is built once (the registry).
  */
 import type { Manifest } from "../../gateway-api/manifest";
 import type { CompiledBackend, CompiledEndpoint } from "../../table/route-table";
@@ -11,6 +11,7 @@ import { GATEWAY_GROUP, MCS_GROUP, X_GROUP } from "../input/api-groups";
 import type { ClusterSettings, EdgeConfig } from "../input/edge-config";
 import { isReferencePermitted } from "../input/reference-grant";
 import type { ResourceIndex } from "../input/resource-index";
+import type { BackendObjectReference } from "../input/typed-objects";
 import { type FieldProblem, isProblem } from "../status/problems";
 import type { BackendPolicies } from "./backend-policies";
 import type { BackendRegistry } from "./registry";
@@ -312,10 +313,10 @@ const RESOLVERS: Record<string, (ctx: BackendContext, t: Target) => Resolution> 
 };
 
 /** Resolves the target `ref` names (at `at` in the route), for the route `scope` stands for. */
-export function resolveTarget(ctx: BackendContext, scope: RouteScope, ref: Record<string, unknown>, at: string): Resolution {
+export function resolveTarget(ctx: BackendContext, scope: RouteScope, ref: BackendObjectReference, at: string): Resolution {
   const { route } = scope;
-  const written = typeof ref.group === "string" ? ref.group : "";
-  const kind = typeof ref.kind === "string" ? ref.kind : "Service";
+  const written = ref.group ?? "";
+  const kind = ref.kind ?? "Service";
   const resolver = RESOLVERS[`${written}/${kind}`];
   // A CompositeBackend named without a group (as the proposal writes it) is the Gateway API group's.
   const group = kind === "CompositeBackend" && written === "" ? GATEWAY_GROUP : written;
@@ -327,11 +328,8 @@ export function resolveTarget(ctx: BackendContext, scope: RouteScope, ref: Recor
       message: `backendRef kind ${group ? `${group}/` : ""}${kind} is not supported (${supported})`,
     };
   }
-  const namespace = typeof ref.namespace === "string" ? ref.namespace : route.metadata.namespace;
-  const name = ref.name as string;
-  if (ref.port !== undefined && !(typeof ref.port === "number" && Number.isInteger(ref.port) && ref.port >= 1 && ref.port <= 65535)) {
-    return unsupported(`${at}.port`, "port must be 1-65535");
-  }
+  const namespace = ref.namespace ?? route.metadata.namespace;
+  const { name } = ref;
   // A grant lives in the target's namespace of each cluster: a cluster without one contributes nothing.
   const from = { group: GATEWAY_GROUP, kind: "HTTPRoute", namespace: route.metadata.namespace };
   const permitted =
@@ -345,7 +343,7 @@ export function resolveTarget(ctx: BackendContext, scope: RouteScope, ref: Recor
       message: `no ReferenceGrant in namespace ${namespace} allows this route to use ${kind} ${name}`,
     };
   }
-  const resolved = resolver(ctx, { route, clusters: permitted, group, kind, namespace, name, port: ref.port as number | undefined, at });
+  const resolved = resolver(ctx, { route, clusters: permitted, group, kind, namespace, name, port: ref.port, at });
   const refused = scope.clusters
     .filter((c) => !permitted.includes(c))
     .map((cluster) => ({ cluster, why: `no ReferenceGrant in namespace ${namespace} allows it` }));

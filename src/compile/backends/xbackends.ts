@@ -5,18 +5,20 @@
  * is either usable at the edge or rejected with a condition that says why. Never silent.
  */
 import { hostnameMatches, hostnameProblem, isIpLiteral, isLocalhost } from "../../gateway-api/hostname";
-import { isJsonObject, type Manifest } from "../../gateway-api/manifest";
+import type { Manifest } from "../../gateway-api/manifest";
 import { accepted, fails, unsupported } from "../status/conditions";
 import type { Condition, Diagnostics } from "../status/diagnostics";
 import type { StatusBook } from "../status/status-book";
 import type { CompiledEndpoint } from "../../table/route-table";
 import type { EgressSettings } from "../input/edge-config";
+import { specOf, type XBackendProtocol, type XBackendSpec } from "../input/typed-objects";
 import { type FieldProblem } from "../status/problems";
 
-/** Protocols a Worker's fetch() speaks to an upstream: HTTP/1.1 semantics (MCP is JSON-RPC over HTTP). */
-const HONOURED_PROTOCOLS = new Set(["HTTP", "HTTP11", "MCP"]);
-/** In the CRD enum, but not something fetch() can be made to speak. */
-const UNHONOURED_PROTOCOLS: Record<string, string> = {
+/**
+ * In the CRD enum, but not something fetch() can be made to speak. The others (HTTP, HTTP11, MCP) are HTTP/1.1
+ * semantics, which fetch() speaks to an upstream (MCP is JSON-RPC over HTTP).
+ */
+const UNHONOURED_PROTOCOLS: Partial<Record<XBackendProtocol, string>> = {
   HTTP2: "a Worker's fetch() cannot require HTTP/2 towards an upstream (the platform negotiates it)",
   H2C: "a Worker's fetch() cannot speak cleartext HTTP/2 (h2c)",
   TCP: "HTTPRoute traffic is proxied with fetch(); raw TCP backends are not supported",
@@ -55,9 +57,10 @@ const key = (cluster: string, namespace: string, name: string) => `${cluster}/${
 /** Names no edge should be pointed at by a namespace owner: cluster-internal DNS. */
 const CLUSTER_INTERNAL = [".cluster.local", ".clusterset.local", ".svc"];
 
-function checkHostname(raw: unknown, egress: EgressSettings): FieldProblem | string {
+function checkHostname(raw: string | undefined, egress: EgressSettings): FieldProblem | string {
   const field = "spec.externalHostname.hostname";
-  if (typeof raw !== "string" || raw === "") return unsupported(field, "hostname is required");
+  // kedge's schema lets externalHostname be left out, and an empty hostname by.
+  if (raw === undefined || raw === "") return unsupported(field, "hostname is required");
   const host = raw.toLowerCase();
   if (isIpLiteral(host) || CLUSTER_INTERNAL.some((suffix) => host === suffix.slice(1) || host.endsWith(suffix))) {
     const read =
@@ -90,23 +93,18 @@ export type SecretGrant = (xb: Manifest, secretNamespace: string, secretName: st
 
 function checkTls(
   xb: Manifest,
-  raw: unknown,
+  raw: XBackendSpec["tls"],
   hostname: string,
   egress: EgressSettings,
   granted: SecretGrant,
 ): FieldProblem | Pick<ExternalTarget, "scheme" | "mtlsBinding"> {
   if (raw === undefined) return { scheme: "http" };
   const at = "spec.tls";
-  if (!isJsonObject(raw)) return unsupported(at, "tls must be a mapping with a mode");
-  const { mode, clientCertificateRef: certRef, validation } = raw;
-  if (mode !== "None" && mode !== "ServerOnly" && mode !== "ClientAndServer") {
-    return unsupported(`${at}.mode`, `mode must be None, ServerOnly or ClientAndServer (got ${String(mode)})`);
-  }
-  if ((certRef !== undefined) !== (mode === "ClientAndServer")) {
+  const { mode, clientCertificateRef: ref, validation } = raw;
+  if ((ref !== undefined) !== (mode === "ClientAndServer")) {
     return unsupported(`${at}.clientCertificateRef`, "clientCertificateRef is set if and only if mode is ClientAndServer");
   }
   if (validation !== undefined) {
-    if (!isJsonObject(validation)) return unsupported(`${at}.validation`, "validation must be a mapping");
     if (validation.caCertificateRefs !== undefined) {
       return unsupported(
         `${at}.validation.caCertificateRefs`,
@@ -127,18 +125,16 @@ function checkTls(
     }
   }
   if (mode === "None") return { scheme: "http" };
-  if (mode === "ServerOnly") return { scheme: "https" };
-  const ref = isJsonObject(certRef) ? certRef : {};
-  const kind = ref.kind ?? "Secret";
-  const group = ref.group ?? "";
-  if (kind !== "Secret" || group !== "" || typeof ref.name !== "string") {
+  // ServerOnly; ClientAndServer has its clientCertificateRef (above).
+  if (ref === undefined) return { scheme: "https" };
+  if ((ref.kind ?? "Secret") !== "Secret" || (ref.group ?? "") !== "") {
     return {
       field: `${at}.clientCertificateRef`,
       reason: "InvalidClientCertificateRef",
       message: "clientCertificateRef must name a core Secret",
     };
   }
-  const namespace = typeof ref.namespace === "string" ? ref.namespace : xb.metadata.namespace;
+  const namespace = ref.namespace ?? xb.metadata.namespace;
   // Presenting another namespace's client certificate takes its owner's consent, as any cross-namespace reference.
   if (namespace !== xb.metadata.namespace && !granted(xb, namespace, ref.name)) {
     return {
@@ -161,27 +157,16 @@ function checkTls(
 /** Validates one XBackend object. */
 export function compileXBackend(xb: Manifest, egress: EgressSettings, granted: SecretGrant = () => false): XBackendResult {
   const fail = (problem: FieldProblem): XBackendResult => ({ ok: false, problem });
-  const { spec } = xb;
-  if (spec.type !== "ExternalHostname") {
-    return fail(unsupported("spec.type", `type ${String(spec.type)} is not supported; use ExternalHostname`));
-  }
-  // The PR's shape is `port: {port}`; its later revision names the field `number`.
-  const portField = isJsonObject(spec.port) && spec.port.number !== undefined ? "number" : "port";
-  const port = isJsonObject(spec.port) ? spec.port[portField] : undefined;
-  if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535) {
-    return fail(unsupported(`spec.port.${portField}`, `port must be {${portField}: 1-65535}`));
-  }
+  const spec = specOf(xb, "XBackend");
+  // The PR's shape is `port: {port}`; its later revision names the field `number`. kedge's schema checks
+  // the range of either, and asks for neither.
+  const portField = spec.port?.number !== undefined ? "number" : "port";
+  const port = spec.port?.[portField];
+  if (port === undefined) return fail(unsupported(`spec.port.${portField}`, `port must be {${portField}: 1-65535}`));
   const protocol = spec.protocol ?? "HTTP";
-  if (typeof protocol !== "string" || !HONOURED_PROTOCOLS.has(protocol)) {
-    const why = typeof protocol === "string" ? UNHONOURED_PROTOCOLS[protocol] : undefined;
-    return fail(
-      why
-        ? { field: "spec.protocol", reason: "UnsupportedProtocol", message: `protocol ${protocol}: ${why}` }
-        : unsupported("spec.protocol", `protocol ${String(protocol)} is not one of HTTP, HTTP11, MCP, HTTP2, H2C, TCP`),
-    );
-  }
-  const ext = isJsonObject(spec.externalHostname) ? spec.externalHostname : {};
-  const hostname = checkHostname(ext.hostname, egress);
+  const why = UNHONOURED_PROTOCOLS[protocol];
+  if (why !== undefined) return fail({ field: "spec.protocol", reason: "UnsupportedProtocol", message: `protocol ${protocol}: ${why}` });
+  const hostname = checkHostname(spec.externalHostname?.hostname, egress);
   if (typeof hostname !== "string") return fail(hostname);
   const tls = checkTls(xb, spec.tls, hostname, egress, granted);
   if ("reason" in tls) return fail(tls);

@@ -6,7 +6,8 @@
  * certificate answers 403", `AllowInsecureFallback` lets it through. What the edge cannot express is an
  * error: a port whose CA list differs from another's (Cloudflare's verdict does not say which CA signed).
  */
-import { isJsonObject, type Manifest } from "../../gateway-api/manifest";
+import type { Manifest } from "../../gateway-api/manifest";
+import { specOf, type TLSConfig } from "../input/typed-objects";
 import type { Diagnostics } from "../status/diagnostics";
 
 /** What a listener asks of client certificates. */
@@ -17,23 +18,20 @@ interface Validation {
   cas: string;
 }
 
-function validationOf(raw: unknown): Validation | undefined {
-  const validation = isJsonObject(raw) && isJsonObject(raw.validation) ? raw.validation : undefined;
+function validationOf({ validation }: TLSConfig): Validation | undefined {
   if (!validation) return undefined;
   return {
     mode: validation.mode === "AllowInsecureFallback" ? "optional" : "required",
-    cas: JSON.stringify(validation.caCertificateRefs ?? []),
+    cas: JSON.stringify(validation.caCertificateRefs),
   };
 }
 
 function validations(gateway: Manifest): ((port: number) => Validation | undefined) | undefined {
-  const tls = isJsonObject(gateway.spec.tls) ? gateway.spec.tls : {};
-  const frontend = isJsonObject(tls.frontend) ? tls.frontend : undefined;
+  const frontend = specOf(gateway, "Gateway").tls?.frontend;
   if (!frontend) return undefined;
   const byDefault = validationOf(frontend.default);
   const perPort = new Map<number, Validation | undefined>();
-  for (const entry of Array.isArray(frontend.perPort) ? frontend.perPort.filter(isJsonObject) : [])
-    if (typeof entry.port === "number") perPort.set(entry.port, validationOf(entry.tls));
+  for (const entry of frontend.perPort ?? []) perPort.set(entry.port, validationOf(entry.tls));
   return (port) => (perPort.has(port) ? perPort.get(port) : byDefault);
 }
 

@@ -5,16 +5,17 @@
  * Gateway then serves them, and no other Gateway's catch-all listener does). Where two Gateways still
  * claim the same hosts on one port, the sync says so: their routes share those hosts by route precedence.
  */
-import { isJsonObject, type Manifest } from "../../gateway-api/manifest";
+import type { Manifest } from "../../gateway-api/manifest";
+import { specOf } from "../input/typed-objects";
 import type { Diagnostics } from "../status/diagnostics";
 import type { EdgeListener } from "./listener";
 
 /** The Gateway's Hostname addresses (an address without a type is an IPAddress, as the API defaults it). */
 export function hostnameAddresses(gateway: Manifest, diagnostics: Diagnostics): string[] | undefined {
-  const addresses = (Array.isArray(gateway.spec.addresses) ? gateway.spec.addresses : []).filter(isJsonObject);
   const hostnames: string[] = [];
-  for (const [i, a] of addresses.entries()) {
-    const type = typeof a.type === "string" ? a.type : "IPAddress";
+  for (const [i, a] of (specOf(gateway, "Gateway").addresses ?? []).entries()) {
+    const type = a.type ?? "IPAddress";
+    // A value may be left out (or null) for the controller to pick one: no Hostname to take.
     if (type === "Hostname" && typeof a.value === "string") hostnames.push(a.value.toLowerCase());
     else
       diagnostics.add(

@@ -5,7 +5,7 @@
  * are compiled once and take routes from every cluster that holds a copy.
  */
 import { hostnameProblem } from "../../gateway-api/hostname";
-import { isJsonObject, type Manifest } from "../../gateway-api/manifest";
+import type { Manifest } from "../../gateway-api/manifest";
 import { accepted, fails, programmed, REASON } from "../status/conditions";
 import type { Condition, Diagnostics } from "../status/diagnostics";
 import type { StatusBook } from "../status/status-book";
@@ -14,6 +14,7 @@ import { hostnameAddresses, reportIndistinguishableGateways } from "./gateway-ad
 import { compileLabelSelector } from "../input/label-selector";
 import type { ResourceIndex } from "../input/resource-index";
 import { groupSameObjects } from "../input/sameness";
+import { type Listener, specOf } from "../input/typed-objects";
 import { type EdgeListener, isServed } from "./listener";
 
 const GATEWAY_GROUP = "gateway.networking.k8s.io";
@@ -25,19 +26,15 @@ const GATEWAY_GROUP = "gateway.networking.k8s.io";
 export function compileListener(
   index: ResourceIndex,
   copies: Manifest[],
-  raw: unknown,
+  raw: Listener,
   i: number,
   diagnostics: Diagnostics,
   book: StatusBook,
   set?: Manifest[],
-): EdgeListener | null {
+): EdgeListener {
   const gateway = copies[0]!;
   const owner = set?.[0] ?? gateway;
   const at = `spec.listeners[${i}]`;
-  if (!isJsonObject(raw) || typeof raw.name !== "string") {
-    diagnostics.error(owner, at, "UnsupportedValue", "listener needs a name");
-    return null;
-  }
   const { namespace, name: ownerName } = owner.metadata;
   const clusters = copies.map((c) => c.cluster);
   const listener: EdgeListener = {
@@ -48,7 +45,7 @@ export function compileListener(
     ...(set ? { listenerSet: set } : {}),
     name: raw.name,
     protocol: "HTTP",
-    port: typeof raw.port === "number" ? raw.port : 0,
+    port: raw.port,
     allowsNamespace: (ns) => ns === namespace,
     allowsHTTPRoute: true,
     served: false,
@@ -60,13 +57,13 @@ export function compileListener(
   };
   const notes: Condition[] = [];
   if (raw.protocol !== "HTTP" && raw.protocol !== "HTTPS") {
-    return reject("UnsupportedProtocol", `protocol ${String(raw.protocol)} is not served at the edge (HTTP and HTTPS are)`, "protocol");
+    return reject("UnsupportedProtocol", `protocol ${raw.protocol} is not served at the edge (HTTP and HTTPS are)`, "protocol");
   }
   listener.protocol = raw.protocol;
-  const tls = isJsonObject(raw.tls) ? raw.tls : undefined;
+  const { tls } = raw;
   if (tls?.mode === "Passthrough")
     return reject("UnsupportedValue", "tls.mode Passthrough: Cloudflare terminates TLS before the Worker; use Terminate", "tls.mode");
-  if (tls && Array.isArray(tls.certificateRefs) && tls.certificateRefs.length > 0)
+  if ((tls?.certificateRefs ?? []).length > 0)
     diagnostics.add(
       "info",
       owner,
@@ -76,15 +73,13 @@ export function compileListener(
     );
   const clientCertificate = raw.protocol === "HTTPS" ? clientCertificateOn(gateway, listener.port) : undefined;
   if (clientCertificate) listener.clientCertificate = clientCertificate;
-  if (!Number.isInteger(raw.port) || listener.port < 1 || listener.port > 65535)
-    return reject("UnsupportedValue", "port must be 1-65535", "port");
   if (raw.hostname !== undefined) {
-    const problem = typeof raw.hostname === "string" ? hostnameProblem(raw.hostname, true) : "must be a string";
+    // The schema's pattern lets an IP address or a label over 63 characters by.
+    const problem = hostnameProblem(raw.hostname, true);
     if (problem) return reject("UnsupportedValue", `hostname ${problem}`, "hostname");
-    listener.hostname = raw.hostname as string;
+    listener.hostname = raw.hostname;
   }
-  const allowed = isJsonObject(raw.allowedRoutes) ? raw.allowedRoutes : {};
-  const namespaces = isJsonObject(allowed.namespaces) ? allowed.namespaces : {};
+  const namespaces = raw.allowedRoutes?.namespaces ?? {};
   const from = namespaces.from ?? "Same";
   if (from === "All") listener.allowsNamespace = () => true;
   else if (from === "Selector") {
@@ -92,15 +87,13 @@ export function compileListener(
     if (typeof selector === "string")
       return reject("UnsupportedValue", `allowedRoutes.namespaces.selector: ${selector}`, "allowedRoutes.namespaces.selector");
     listener.allowsNamespace = (ns, cluster) => selector(index.namespaceLabels(cluster, ns));
-  } else if (from !== "Same") {
-    return reject("UnsupportedValue", `allowedRoutes.namespaces.from must be All, Same or Selector`, "allowedRoutes.namespaces.from");
-  }
-  if (Array.isArray(allowed.kinds)) {
-    const kinds = allowed.kinds.filter(isJsonObject);
+  } // else Same, the default: the schema allows no other value.
+  const kinds = raw.allowedRoutes?.kinds;
+  if (kinds !== undefined) {
     listener.allowsHTTPRoute = kinds.some((k) => k.kind === "HTTPRoute" && (k.group ?? GATEWAY_GROUP) === GATEWAY_GROUP);
     const unsupported = kinds.filter((k) => k.kind !== "HTTPRoute" || (k.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP);
     if (unsupported.length > 0) {
-      const names = unsupported.map((k) => String(k.kind)).join(", ");
+      const names = unsupported.map((k) => k.kind).join(", ");
       notes.push(fails("ResolvedRefs", REASON.InvalidRouteKinds, `route kinds ${names} are not supported; HTTPRoute is`));
       diagnostics.warn(
         owner,
@@ -120,7 +113,7 @@ export function compileListener(
  * differs from the oldest stays a Gateway of its own cluster, as without sameness, and an info says where.
  */
 function servedGateways(index: ResourceIndex, gatewayClassName: string, clusterOrder: Map<string, number>, diagnostics: Diagnostics) {
-  const ofClass = index.all("Gateway").filter((g) => g.spec.gatewayClassName === gatewayClassName);
+  const ofClass = index.all("Gateway").filter((g) => specOf(g, "Gateway").gatewayClassName === gatewayClassName);
   return groupSameObjects(ofClass, clusterOrder).flatMap((group) => {
     for (const { copy, field } of group.differing)
       diagnostics.add(
@@ -145,8 +138,7 @@ export function compileGateways(
   const listeners: EdgeListener[] = [];
   for (const copies of servedGateways(index, gatewayClassName, clusterOrder, diagnostics)) {
     const gateway = copies[0]!;
-    const raw = Array.isArray(gateway.spec.listeners) ? gateway.spec.listeners : [];
-    const compiled = raw.flatMap((l, i) => compileListener(index, copies, l, i, diagnostics, book) ?? []);
+    const compiled = specOf(gateway, "Gateway").listeners.map((l, i) => compileListener(index, copies, l, i, diagnostics, book));
     const addresses = hostnameAddresses(gateway, diagnostics);
     if (addresses) for (const l of compiled) if (l.hostname === undefined) l.addresses = addresses;
     const https = compiled.filter((l) => isServed(l) && l.protocol === "HTTPS");

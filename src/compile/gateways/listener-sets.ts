@@ -5,7 +5,7 @@
  * namespace may); routes attach to them by naming the set as their parent. A set's listener that clashes
  * with one the Gateway (or an older set) already has on its port and hostname is not served.
  */
-import { isJsonObject, type Manifest } from "../../gateway-api/manifest";
+import type { Manifest } from "../../gateway-api/manifest";
 import { GATEWAY_GROUP, X_GROUP } from "../input/api-groups";
 import { accepted, fails, programmed, REASON } from "../status/conditions";
 import type { Diagnostics } from "../status/diagnostics";
@@ -15,6 +15,7 @@ import { type EdgeListener, isServed } from "./listener";
 import { compileLabelSelector } from "../input/label-selector";
 import type { ResourceIndex } from "../input/resource-index";
 import { byAge, groupSameObjects } from "../input/sameness";
+import { type ListenerSetSpec, specOf } from "../input/typed-objects";
 
 /** A set that could not attach to its Gateway, with why. */
 export interface RejectedSet {
@@ -25,8 +26,7 @@ export interface RejectedSet {
 
 /** Why `gateway` does not take listeners from `set`'s namespace, or null when it does. */
 function notAllowed(gateway: Manifest, set: Manifest, index: ResourceIndex): string | null {
-  const allowed = isJsonObject(gateway.spec.allowedListeners) ? gateway.spec.allowedListeners : {};
-  const namespaces = isJsonObject(allowed.namespaces) ? allowed.namespaces : {};
+  const namespaces = specOf(gateway, "Gateway").allowedListeners?.namespaces ?? {};
   const from = namespaces.from ?? "None";
   const gw = `Gateway ${gateway.metadata.namespace}/${gateway.metadata.name}`;
   if (from === "All") return null;
@@ -39,15 +39,18 @@ function notAllowed(gateway: Manifest, set: Manifest, index: ResourceIndex): str
       ? null
       : `${gw} takes ListenerSets from namespaces its selector picks, not ${set.metadata.namespace}`;
   }
-  return `${gw} does not take ListenerSets (its spec.allowedListeners.namespaces.from is ${String(from)})`;
+  return `${gw} does not take ListenerSets (its spec.allowedListeners.namespaces.from is ${from})`;
 }
+
+/** A ListenerSet's spec, or its experimental predecessor's (of the same shape). */
+const setSpec = (set: Manifest): ListenerSetSpec => specOf(set, set.kind === "XListenerSet" ? "XListenerSet" : "ListenerSet");
 
 /** The set's parent as written: group, kind, namespace, name. */
 function parentOf(set: Manifest): { namespace: string; name: string } | string {
-  const ref = isJsonObject(set.spec.parentRef) ? set.spec.parentRef : null;
-  if (!ref || typeof ref.name !== "string") return "spec.parentRef must name a Gateway";
+  const ref = setSpec(set).parentRef;
+  // The schema lets any group and kind by.
   if ((ref.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (ref.kind ?? "Gateway") !== "Gateway") return "spec.parentRef must be a Gateway";
-  return { namespace: typeof ref.namespace === "string" ? ref.namespace : set.metadata.namespace, name: ref.name };
+  return { namespace: ref.namespace ?? set.metadata.namespace, name: ref.name };
 }
 
 /**
@@ -94,12 +97,10 @@ export function compileListenerSets(
     // The set's listeners serve the clusters that hold both the set and its Gateway.
     const clusters = new Set(copies.map((c) => c.cluster));
     const gatewayCopies = home.copies.filter((c) => clusters.has(c.cluster));
-    const raw = Array.isArray(set.spec.listeners) ? set.spec.listeners : [];
     const own = taken.get(home.gateway) ?? new Set<string>();
     taken.set(home.gateway, own);
-    for (const [i, entry] of raw.entries()) {
+    for (const [i, entry] of setSpec(set).listeners.entries()) {
       const listener = compileListener(index, gatewayCopies, entry, i, diagnostics, book, copies);
-      if (!listener) continue;
       if (isServed(listener) && own.has(slot(listener))) {
         const message = `port ${listener.port} and hostname ${listener.hostname ?? "(none)"} are taken by a listener of the Gateway or an older ListenerSet`;
         book.conflictListener(listener.id, message);
@@ -131,5 +132,5 @@ export function reportListenerSets(listeners: EdgeListener[], rejected: Rejected
 }
 
 /** Route parentRef kinds that name a ListenerSet. */
-export const isListenerSetRef = (group: unknown, kind: unknown): boolean =>
+export const isListenerSetRef = (group: string | undefined, kind: string | undefined): boolean =>
   (kind === "ListenerSet" && (group ?? GATEWAY_GROUP) === GATEWAY_GROUP) || (kind === "XListenerSet" && group === X_GROUP);

@@ -1,18 +1,15 @@
-/** @module Kubernetes LabelSelector (matchLabels + matchExpressions), as used by allowedRoutes.namespaces. */
-import { isJsonObject } from "../../gateway-api/manifest";
+/** @module Kubernetes LabelSelector (matchLabels + matchExpressions), as used by allowedRoutes.namespaces and allowedListeners.namespaces. */
+import type { LabelSelector } from "./typed-objects";
 
-/** Returns a predicate over labels, or a problem description when the selector is malformed. */
-export function compileLabelSelector(raw: unknown): ((labels: Record<string, string>) => boolean) | string {
-  if (!isJsonObject(raw)) return "selector must be a mapping";
-  const matchLabels = isJsonObject(raw.matchLabels) ? raw.matchLabels : {};
-  const expressions = Array.isArray(raw.matchExpressions) ? raw.matchExpressions : [];
+/** Returns a predicate over labels, or a problem description when the selector is missing or its operator unknown. */
+export function compileLabelSelector(raw: LabelSelector | undefined): ((labels: Record<string, string>) => boolean) | string {
+  // `from: Selector` without a selector passes the schema.
+  if (raw === undefined) return "selector must be a mapping";
   const checks: ((labels: Record<string, string>) => boolean)[] = [];
-  for (const [k, v] of Object.entries(matchLabels)) checks.push((labels) => labels[k] === String(v));
-  for (const e of expressions) {
-    if (!isJsonObject(e) || typeof e.key !== "string") return "matchExpressions entries need a key";
-    const key = e.key;
-    const values = Array.isArray(e.values) ? e.values.map(String) : [];
-    switch (e.operator) {
+  for (const [k, v] of Object.entries(raw.matchLabels ?? {})) checks.push((labels) => labels[k] === v);
+  for (const { key, operator, values = [] } of raw.matchExpressions ?? []) {
+    // The schema asks for an operator, but not for one of these.
+    switch (operator) {
       case "In":
         checks.push((labels) => labels[key] !== undefined && values.includes(labels[key]));
         break;
@@ -26,7 +23,7 @@ export function compileLabelSelector(raw: unknown): ((labels: Record<string, str
         checks.push((labels) => labels[key] === undefined);
         break;
       default:
-        return `unknown operator ${JSON.stringify(e.operator)}`;
+        return `unknown operator ${JSON.stringify(operator)}`;
     }
   }
   return (labels) => checks.every((check) => check(labels));

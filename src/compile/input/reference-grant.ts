@@ -1,6 +1,7 @@
 /** @module ReferenceGrant: whether an object may refer to one in another namespace of its cluster. */
-import { isJsonObject, type Manifest } from "../../gateway-api/manifest";
+import type { Manifest } from "../../gateway-api/manifest";
 import type { ResourceIndex } from "./resource-index";
+import { specOf } from "./typed-objects";
 
 export interface GrantQuery {
   cluster: string;
@@ -13,10 +14,9 @@ export function isReferencePermitted(index: ResourceIndex, q: GrantQuery): boole
   if (q.from.namespace === q.to.namespace) return true;
   return index.all("ReferenceGrant").some((grant: Manifest) => {
     if (grant.cluster !== q.cluster || grant.metadata.namespace !== q.to.namespace) return false;
-    const from = Array.isArray(grant.spec.from) ? grant.spec.from.filter(isJsonObject) : [];
-    const to = Array.isArray(grant.spec.to) ? grant.spec.to.filter(isJsonObject) : [];
-    const fromOk = from.some((f) => (f.group ?? "") === q.from.group && f.kind === q.from.kind && f.namespace === q.from.namespace);
-    const toOk = to.some((t) => (t.group ?? "") === q.to.group && t.kind === q.to.kind && (t.name === undefined || t.name === q.to.name));
+    const { from, to } = specOf(grant, "ReferenceGrant");
+    const fromOk = from.some((f) => f.group === q.from.group && f.kind === q.from.kind && f.namespace === q.from.namespace);
+    const toOk = to.some((t) => t.group === q.to.group && t.kind === q.to.kind && (t.name === undefined || t.name === q.to.name));
     return fromOk && toOk;
   });
 }

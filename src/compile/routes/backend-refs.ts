@@ -3,13 +3,12 @@
  * (backends/targets.ts). An unresolvable ref keeps its weight and answers 500 at the edge; the route gets
  * ResolvedRefs=False with the Gateway API reason.
  */
-import { isJsonObject } from "../../gateway-api/manifest";
 import type { CompiledBackendRef } from "../../table/route-table";
 import { type BackendContext, resolveTarget, type RouteScope } from "../backends/targets";
+import type { HTTPBackendRef } from "../input/typed-objects";
 import { type FieldProblem, isProblem } from "../status/problems";
 import { compileFilters, type FilterContext } from "./filters";
 import type { MatchDraft } from "./route-matches";
-import { unsupported } from "../status/conditions";
 
 export type { BackendContext, RouteScope };
 
@@ -20,7 +19,7 @@ export interface ResolvedBackendRefs {
   unresolved: FieldProblem[];
   /** Resolved, but not in every cluster of the route (a cluster without the Service contributes nothing). */
   partial: FieldProblem[];
-  /** A problem that rejects the whole route (a malformed ref or filter). */
+  /** A problem that rejects the whole route (a filter it cannot have). */
   rejected?: FieldProblem;
 }
 
@@ -39,27 +38,15 @@ export function filterContext(
 export function resolveBackendRefs(
   ctx: BackendContext,
   scope: RouteScope,
-  raw: unknown,
+  raw: HTTPBackendRef[] | undefined,
   at: string,
   matches: MatchDraft[],
 ): ResolvedBackendRefs {
   const result: ResolvedBackendRefs = { refs: [], unresolved: [], partial: [] };
-  if (raw === undefined) return result;
-  if (!Array.isArray(raw) || raw.length > 16) {
-    result.rejected = unsupported(at, "backendRefs must be a list of at most 16");
-    return result;
-  }
-  for (const [i, ref] of raw.entries()) {
+  for (const [i, ref] of (raw ?? []).entries()) {
     const here = `${at}[${i}]`;
-    if (!isJsonObject(ref) || typeof ref.name !== "string" || ref.name === "") {
-      result.rejected = unsupported(here, "backendRef needs a name");
-      return result;
-    }
+    // A null weight passes the schema: the default, as when it is left out.
     const weight = ref.weight ?? 1;
-    if (typeof weight !== "number" || !Number.isInteger(weight) || weight < 0 || weight > 1_000_000) {
-      result.rejected = unsupported(`${here}.weight`, "weight must be an integer 0-1000000");
-      return result;
-    }
     const filters = compileFilters(ref.filters, `${here}.filters`, filterContext(ctx, scope, matches, result.unresolved, "backendRef"));
     if (isProblem(filters)) {
       result.rejected = filters;

@@ -1,34 +1,38 @@
 /**
- * @module Compiles HTTPRoute filters (spec §2) for a rule or a backendRef. Filters kedge cannot honour
- * reject the route (UnsupportedValue): a filter is never skipped silently.
+ * @module Compiles HTTPRoute filters (spec §2) for a rule or a backendRef. The schema stage has checked each
+ * filter's fields; what is left here are the CRD's CEL rules (which filters go together, what each type
+ * needs, what its values may hold) and what kedge cannot honour. Either rejects the route (UnsupportedValue):
+ * a filter is never skipped silently.
  */
 import { hostnameProblem } from "../../gateway-api/hostname";
-import { isJsonObject } from "../../gateway-api/manifest";
 import type { CompiledFilter, HeaderModifier, PathModifier } from "../../table/route-table";
+import type {
+  BackendObjectReference,
+  HTTPCORSFilter,
+  HTTPHeaderFilter,
+  HTTPPathModifier,
+  HTTPRequestMirrorFilter,
+  HTTPRouteFilter,
+} from "../input/typed-objects";
 import { headerNameProblem, headerValueProblem, type MatchDraft, pathValueProblem } from "./route-matches";
 import { type FieldProblem, isProblem } from "../status/problems";
 import { unsupported } from "../status/conditions";
 
-const REDIRECT_CODES = [301, 302, 303, 307, 308];
+type HeaderPair = { name: string; value: string };
 
-function compileHeaderModifier(raw: unknown, at: string): HeaderModifier | FieldProblem {
-  if (!isJsonObject(raw)) return unsupported(at, "header modifier must be a mapping");
+function compileHeaderModifier(raw: HTTPHeaderFilter | undefined, at: string): HeaderModifier | FieldProblem {
+  // The filter's type asks for its modifier by a CEL rule, which the schema stage does not run.
+  if (raw === undefined) return unsupported(at, "header modifier must be a mapping");
+  // One action per header across set, add and remove.
   const names = new Set<string>();
   const claim = (name: string, field: string): FieldProblem | null => {
-    const problem = headerNameProblem(name);
-    if (problem) return unsupported(field, `header name ${JSON.stringify(name)} ${problem}`);
     if (names.has(name.toLowerCase())) return unsupported(field, `header ${name} has more than one action`);
     names.add(name.toLowerCase());
     return null;
   };
-  const pairs = (list: unknown, field: string): { name: string; value: string }[] | FieldProblem => {
-    if (list === undefined) return [];
-    if (!Array.isArray(list) || list.length > 16) return unsupported(field, `${field} must be a list of at most 16`);
-    const out: { name: string; value: string }[] = [];
-    for (const [i, h] of list.entries()) {
-      if (!isJsonObject(h) || typeof h.name !== "string" || typeof h.value !== "string") {
-        return unsupported(`${field}[${i}]`, "needs a name and a string value");
-      }
+  const pairs = (list: HeaderPair[] | undefined, field: string): HeaderPair[] | FieldProblem => {
+    const out: HeaderPair[] = [];
+    for (const [i, h] of (list ?? []).entries()) {
       const clash = claim(h.name, `${field}[${i}].name`);
       if (clash) return clash;
       const problem = headerValueProblem(h.value);
@@ -38,44 +42,44 @@ function compileHeaderModifier(raw: unknown, at: string): HeaderModifier | Field
     return out;
   };
   const set = pairs(raw.set, `${at}.set`);
-  if (!Array.isArray(set)) return set;
+  if (isProblem(set)) return set;
   const add = pairs(raw.add, `${at}.add`);
-  if (!Array.isArray(add)) return add;
+  if (isProblem(add)) return add;
   const remove: string[] = [];
-  if (raw.remove !== undefined) {
-    if (!Array.isArray(raw.remove) || raw.remove.length > 16)
-      return unsupported(`${at}.remove`, "remove must be a list of at most 16 names");
-    for (const [i, name] of raw.remove.entries()) {
-      if (typeof name !== "string") return unsupported(`${at}.remove[${i}]`, "must be a header name");
-      const clash = claim(name, `${at}.remove[${i}]`);
-      if (clash) return clash;
-      remove.push(name.toLowerCase());
-    }
+  for (const [i, name] of (raw.remove ?? []).entries()) {
+    // Names to remove are plain strings to the schema, unlike those of set and add.
+    const problem = headerNameProblem(name);
+    if (problem) return unsupported(`${at}.remove[${i}]`, `header name ${JSON.stringify(name)} ${problem}`);
+    const clash = claim(name, `${at}.remove[${i}]`);
+    if (clash) return clash;
+    remove.push(name.toLowerCase());
   }
   return { set, add, remove };
 }
 
-function compilePathModifier(raw: unknown, at: string, matches: MatchDraft[]): PathModifier | FieldProblem | undefined {
+function compilePathModifier(
+  raw: HTTPPathModifier | undefined,
+  at: string,
+  matches: MatchDraft[],
+): PathModifier | FieldProblem | undefined {
   if (raw === undefined) return undefined;
-  if (!isJsonObject(raw)) return unsupported(at, "path must be a mapping");
   if (raw.type === "ReplaceFullPath") {
-    const value = raw.replaceFullPath;
-    const problem = typeof value === "string" ? pathValueProblem(value) : "is required";
+    // Asked for by a CEL rule (and null passes the schema).
+    if (typeof raw.replaceFullPath !== "string") return unsupported(`${at}.replaceFullPath`, "replaceFullPath is required");
+    const problem = pathValueProblem(raw.replaceFullPath);
     return problem
       ? unsupported(`${at}.replaceFullPath`, `replaceFullPath ${problem}`)
-      : { type: "ReplaceFullPath", value: value as string };
+      : { type: "ReplaceFullPath", value: raw.replaceFullPath };
   }
-  if (raw.type === "ReplacePrefixMatch") {
-    const only = matches.length === 1 ? matches[0] : undefined;
-    if (!only || only.path.type !== "PathPrefix") {
-      return unsupported(`${at}.type`, "ReplacePrefixMatch needs exactly one match, and it must be a PathPrefix");
-    }
-    const value = raw.replacePrefixMatch ?? "";
-    const problem = typeof value !== "string" ? "must be a string" : value === "" ? null : pathValueProblem(value);
-    if (problem) return unsupported(`${at}.replacePrefixMatch`, `replacePrefixMatch ${problem}`);
-    return { type: "ReplacePrefixMatch", value: value as string, prefix: only.path.value };
+  // ReplacePrefixMatch, the schema's only other type.
+  const only = matches.length === 1 ? matches[0] : undefined;
+  if (!only || only.path.type !== "PathPrefix") {
+    return unsupported(`${at}.type`, "ReplacePrefixMatch needs exactly one match, and it must be a PathPrefix");
   }
-  return unsupported(`${at}.type`, `path modifier type ${String(raw.type)} is not ReplaceFullPath or ReplacePrefixMatch`);
+  const value = raw.replacePrefixMatch ?? "";
+  const problem = value === "" ? null : pathValueProblem(value);
+  if (problem) return unsupported(`${at}.replacePrefixMatch`, `replacePrefixMatch ${problem}`);
+  return { type: "ReplacePrefixMatch", value, prefix: only.path.value };
 }
 
 /** What compiling one filter list needs from its rule. */
@@ -83,43 +87,35 @@ export interface FilterContext {
   /** The rule's matches (ReplacePrefixMatch needs exactly one PathPrefix). */
   matches: MatchDraft[];
   /** Resolves a RequestMirror's backendRef to a table backend. */
-  resolveMirror(ref: Record<string, unknown>, at: string): { backend: string } | FieldProblem;
+  resolveMirror(ref: BackendObjectReference, at: string): { backend: string } | FieldProblem;
   /** Mirrors whose backend cannot be resolved: ResolvedRefs=False, and the mirror is left out. */
   unresolved: FieldProblem[];
   /** Where the filters sit: CORS is a rule's, never a backendRef's. */
   level: "rule" | "backendRef";
 }
 
-function compileMirror(raw: unknown, at: string, ctx: FilterContext): CompiledFilter | FieldProblem | null {
-  const m = isJsonObject(raw) ? raw : {};
-  if (!isJsonObject(m.backendRef) || typeof m.backendRef.name !== "string") {
-    return unsupported(`${at}.backendRef`, "requestMirror needs a backendRef with a name");
-  }
-  if (m.percent !== undefined && m.fraction !== undefined) {
-    return unsupported(at, "set percent or fraction, not both");
-  }
-  let percent = 100;
+/** The share of requests a mirror copies, in percent; the schema checks the ranges, CEL the rest. */
+function mirrorPercent(m: HTTPRequestMirrorFilter, at: string): number | FieldProblem {
+  if (m.percent !== undefined && m.fraction !== undefined) return unsupported(at, "set percent or fraction, not both");
   if (m.percent !== undefined) {
-    if (!Number.isInteger(m.percent) || (m.percent as number) < 0 || (m.percent as number) > 100) {
-      return unsupported(`${at}.percent`, "percent must be an integer 0-100");
-    }
-    percent = m.percent as number;
-  } else if (m.fraction !== undefined) {
-    const f = isJsonObject(m.fraction) ? m.fraction : {};
-    const numerator = f.numerator;
-    const denominator = f.denominator ?? 100;
-    if (
-      !Number.isInteger(numerator) ||
-      !Number.isInteger(denominator) ||
-      (denominator as number) < 1 ||
-      (numerator as number) < 0 ||
-      (numerator as number) > (denominator as number)
-    ) {
-      return unsupported(`${at}.fraction`, "fraction needs 0 <= numerator <= denominator, denominator >= 1");
-    }
-    percent = ((numerator as number) / (denominator as number)) * 100;
+    // A null percent passes the schema, and is no percentage.
+    return m.percent === null ? unsupported(`${at}.percent`, "percent must be an integer 0-100") : m.percent;
   }
-  const resolved = ctx.resolveMirror(m.backendRef, `${at}.backendRef`);
+  if (m.fraction === undefined) return 100;
+  const { numerator } = m.fraction;
+  const denominator = m.fraction.denominator ?? 100;
+  if (numerator > denominator) {
+    return unsupported(`${at}.fraction`, "fraction needs 0 <= numerator <= denominator, denominator >= 1");
+  }
+  return (numerator / denominator) * 100;
+}
+
+function compileMirror(raw: HTTPRequestMirrorFilter | undefined, at: string, ctx: FilterContext): CompiledFilter | FieldProblem | null {
+  // The filter's type asks for requestMirror by a CEL rule; once it is there, the schema requires its backendRef.
+  if (raw === undefined) return unsupported(`${at}.backendRef`, "requestMirror needs a backendRef with a name");
+  const percent = mirrorPercent(raw, at);
+  if (isProblem(percent)) return percent;
+  const resolved = ctx.resolveMirror(raw.backendRef, `${at}.backendRef`);
   if ("reason" in resolved) {
     ctx.unresolved.push({ ...resolved, effect: "the mirror is left out" });
     return null;
@@ -127,44 +123,49 @@ function compileMirror(raw: unknown, at: string, ctx: FilterContext): CompiledFi
   return { type: "RequestMirror", backend: resolved.backend, percent };
 }
 
+/** Origins as the edge compares them: narrower than the schema's pattern (lower-case host, a host after `*.`). */
 const ORIGIN = /^https?:\/\/(\*\.)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?$/;
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-function compileCors(raw: unknown, at: string): CompiledFilter | FieldProblem {
-  const c = isJsonObject(raw) ? raw : {};
-  const list = (key: string, valid: (v: string) => boolean, what: string): string[] | FieldProblem => {
-    const value = c[key] ?? [];
-    if (!Array.isArray(value) || value.length > 64 || !value.every((v) => typeof v === "string" && (v === "*" || valid(v)))) {
-      return unsupported(`${at}.${key}`, `${key} must be a list of ${what}, or ["*"]`);
-    }
-    if (value.includes("*") && value.length > 1) return unsupported(`${at}.${key}`, `"*" must be ${key}'s only entry`);
-    return value as string[];
-  };
-  const allowOrigins = list("allowOrigins", (v) => ORIGIN.test(v), 'origins like "https://app.example" or "https://*.example.com"');
-  if (isProblem(allowOrigins)) return allowOrigins;
-  const allowMethods = list("allowMethods", (v) => TOKEN.test(v), "HTTP methods");
-  if (isProblem(allowMethods)) return allowMethods;
-  const allowHeaders = list("allowHeaders", (v) => TOKEN.test(v), "header names");
-  if (isProblem(allowHeaders)) return allowHeaders;
-  const exposeHeaders = list("exposeHeaders", (v) => TOKEN.test(v), "header names");
-  if (isProblem(exposeHeaders)) return exposeHeaders;
-  const allowCredentials = c.allowCredentials ?? false;
-  if (typeof allowCredentials !== "boolean") return unsupported(`${at}.allowCredentials`, "allowCredentials must be true or false");
-  const maxAge = c.maxAge ?? 5;
-  if (!Number.isInteger(maxAge) || (maxAge as number) < 0) return unsupported(`${at}.maxAge`, "maxAge must be seconds, 0 or more");
-  return { type: "CORS", allowOrigins, allowCredentials, allowMethods, allowHeaders, exposeHeaders, maxAge: maxAge as number };
+type CorsList = "allowOrigins" | "allowMethods" | "allowHeaders" | "exposeHeaders";
+
+/** One of the CORS lists, where "*" stands alone (the schema lets it share the list). */
+function corsList(c: HTTPCORSFilter, key: CorsList, at: string): string[] | FieldProblem {
+  const value = c[key] ?? [];
+  if (value.includes("*") && value.length > 1) return unsupported(`${at}.${key}`, `"*" must be ${key}'s only entry`);
+  return value;
 }
 
+function compileCors(raw: HTTPCORSFilter | undefined, at: string): CompiledFilter | FieldProblem {
+  const c = raw ?? {};
+  if (!(c.allowOrigins ?? []).every((v) => v === "*" || ORIGIN.test(v))) {
+    return unsupported(
+      `${at}.allowOrigins`,
+      `allowOrigins must be a list of origins like "https://app.example" or "https://*.example.com", or ["*"]`,
+    );
+  }
+  const allowOrigins = corsList(c, "allowOrigins", at);
+  if (isProblem(allowOrigins)) return allowOrigins;
+  const allowMethods = corsList(c, "allowMethods", at);
+  if (isProblem(allowMethods)) return allowMethods;
+  const allowHeaders = corsList(c, "allowHeaders", at);
+  if (isProblem(allowHeaders)) return allowHeaders;
+  const exposeHeaders = corsList(c, "exposeHeaders", at);
+  if (isProblem(exposeHeaders)) return exposeHeaders;
+  const allowCredentials = c.allowCredentials ?? false;
+  const maxAge = c.maxAge ?? 5;
+  return { type: "CORS", allowOrigins, allowCredentials, allowMethods, allowHeaders, exposeHeaders, maxAge };
+}
+
+/** Whether a hostname to redirect or rewrite to is unusable: the schema's pattern lets an IP address or a label over 63 characters by. */
+const isUnusableHostname = (hostname: string | undefined): boolean => hostname !== undefined && hostnameProblem(hostname, false) !== null;
+
 /** Compiles a filter list of a rule or a backendRef. */
-export function compileFilters(raw: unknown, at: string, ctx: FilterContext): CompiledFilter[] | FieldProblem {
+export function compileFilters(raw: HTTPRouteFilter[] | undefined, at: string, ctx: FilterContext): CompiledFilter[] | FieldProblem {
   const { matches } = ctx;
-  if (raw === undefined) return [];
-  if (!Array.isArray(raw)) return unsupported(at, "filters must be a list");
   const out: CompiledFilter[] = [];
   const seen = new Set<string>();
-  for (const [i, f] of raw.entries()) {
+  for (const [i, f] of (raw ?? []).entries()) {
     const here = `${at}[${i}]`;
-    if (!isJsonObject(f) || typeof f.type !== "string") return unsupported(here, "filter needs a type");
     // RequestMirror may repeat; every other filter type appears at most once (CEL).
     if (seen.has(f.type) && f.type !== "RequestMirror") return unsupported(here, `${f.type} may appear only once`);
     seen.add(f.type);
@@ -178,35 +179,19 @@ export function compileFilters(raw: unknown, at: string, ctx: FilterContext): Co
         break;
       }
       case "RequestRedirect": {
-        const r = isJsonObject(f.requestRedirect) ? f.requestRedirect : {};
-        if (r.scheme !== undefined && r.scheme !== "http" && r.scheme !== "https")
-          return unsupported(`${here}.requestRedirect.scheme`, "scheme must be http or https");
-        if (r.hostname !== undefined && (typeof r.hostname !== "string" || hostnameProblem(r.hostname, false)))
-          return unsupported(`${here}.requestRedirect.hostname`, "hostname must be a precise hostname");
-        if (r.port !== undefined && !(Number.isInteger(r.port) && (r.port as number) >= 1 && (r.port as number) <= 65535))
-          return unsupported(`${here}.requestRedirect.port`, "port must be 1-65535");
-        const statusCode = r.statusCode ?? 302;
-        if (typeof statusCode !== "number" || !REDIRECT_CODES.includes(statusCode))
-          return unsupported(`${here}.requestRedirect.statusCode`, `statusCode must be one of ${REDIRECT_CODES.join(", ")}`);
+        const r = f.requestRedirect ?? {};
+        if (isUnusableHostname(r.hostname)) return unsupported(`${here}.requestRedirect.hostname`, "hostname must be a precise hostname");
         const path = compilePathModifier(r.path, `${here}.requestRedirect.path`, matches);
         if (isProblem(path)) return path;
-        out.push({
-          type: "RequestRedirect",
-          scheme: r.scheme,
-          hostname: r.hostname as string | undefined,
-          port: r.port as number | undefined,
-          path,
-          statusCode,
-        });
+        out.push({ type: "RequestRedirect", scheme: r.scheme, hostname: r.hostname, port: r.port, path, statusCode: r.statusCode ?? 302 });
         break;
       }
       case "URLRewrite": {
-        const r = isJsonObject(f.urlRewrite) ? f.urlRewrite : {};
-        if (r.hostname !== undefined && (typeof r.hostname !== "string" || hostnameProblem(r.hostname, false)))
-          return unsupported(`${here}.urlRewrite.hostname`, "hostname must be a precise hostname");
+        const r = f.urlRewrite ?? {};
+        if (isUnusableHostname(r.hostname)) return unsupported(`${here}.urlRewrite.hostname`, "hostname must be a precise hostname");
         const path = compilePathModifier(r.path, `${here}.urlRewrite.path`, matches);
         if (isProblem(path)) return path;
-        out.push({ type: "URLRewrite", hostname: r.hostname as string | undefined, path });
+        out.push({ type: "URLRewrite", hostname: r.hostname, path });
         break;
       }
       case "CORS": {

@@ -6,7 +6,7 @@
  */
 
 import { hostnameProblem, intersectHostnames } from "../../gateway-api/hostname";
-import { isJsonObject, type Manifest } from "../../gateway-api/manifest";
+import type { Manifest } from "../../gateway-api/manifest";
 import type { CompiledBackendRef, CompiledFilter, CompiledRetry, CompiledSession } from "../../table/route-table";
 import { GATEWAY_GROUP } from "../input/api-groups";
 import { type BackendContext, filterContext, resolveBackendRefs, type RouteScope } from "./backend-refs";
@@ -21,6 +21,7 @@ import { compileSession, parseSessionPersistence, sameSettings } from "../backen
 import { compileRetry } from "./retry";
 import { compileTimeouts } from "./timeouts";
 import { clustersOf, groupSameObjects } from "../input/sameness";
+import { type HTTPRouteRule, type ParentReference, specOf } from "../input/typed-objects";
 import { type FieldProblem, isProblem } from "../status/problems";
 
 export interface RuleDraft {
@@ -57,7 +58,7 @@ export interface RouteDraft {
 function ruleSession(
   ctx: BackendContext,
   route: Manifest,
-  raw: Record<string, unknown>,
+  raw: HTTPRouteRule,
   index: number,
   refs: CompiledBackendRef[],
   warnings: FieldProblem[],
@@ -92,12 +93,10 @@ function ruleSession(
 function compileRule(
   ctx: BackendContext,
   scope: RouteScope,
-  rule: unknown,
+  rule: HTTPRouteRule,
   i: number,
 ): { draft: RuleDraft; unresolved: FieldProblem[]; warnings: FieldProblem[] } | { problem: FieldProblem; matches?: MatchDraft[] } {
-  const at = `spec.rules[${i}]`;
-  if (!isJsonObject(rule)) return { problem: unsupported(at, "rule must be a mapping") };
-  const matches = compileMatches(rule.matches, `${at}.matches`);
+  const matches = compileMatches(rule.matches, `spec.rules[${i}].matches`);
   if (isProblem(matches)) return { problem: matches };
   const rest = compileRuleBody(ctx, scope, rule, i, matches);
   return isProblem(rest) ? { problem: rest, matches } : rest;
@@ -107,7 +106,7 @@ function compileRule(
 function compileRuleBody(
   ctx: BackendContext,
   scope: RouteScope,
-  rule: Record<string, unknown>,
+  rule: HTTPRouteRule,
   i: number,
   matches: MatchDraft[],
 ): { draft: RuleDraft; unresolved: FieldProblem[]; warnings: FieldProblem[] } | FieldProblem {
@@ -117,7 +116,7 @@ function compileRuleBody(
   const filters = compileFilters(rule.filters, `${at}.filters`, filterContext(ctx, scope, matches, unresolved, "rule"));
   if (isProblem(filters)) return filters;
   const hasRedirect = filters.some((f) => f.type === "RequestRedirect");
-  if (hasRedirect && Array.isArray(rule.backendRefs) && rule.backendRefs.length > 0) {
+  if (hasRedirect && (rule.backendRefs ?? []).length > 0) {
     return unsupported(`${at}.filters`, "RequestRedirect cannot be combined with backendRefs");
   }
   const refs = resolveBackendRefs(ctx, scope, rule.backendRefs, `${at}.backendRefs`, matches);
@@ -152,8 +151,7 @@ function compileRules(
   ctx: BackendContext,
   scope: RouteScope,
 ): { rules: RuleDraft[]; dropped: DroppedRule[]; unresolved: FieldProblem[]; warnings: FieldProblem[] } | FieldProblem[] {
-  const raw = scope.route.spec.rules ?? [{}];
-  if (!Array.isArray(raw) || raw.length > 16) return [unsupported("spec.rules", "rules must be a list of at most 16")];
+  const raw = specOf(scope.route, "HTTPRoute").rules ?? [{}];
   const rules: RuleDraft[] = [];
   const dropped: DroppedRule[] = [];
   const unresolved: FieldProblem[] = [];
@@ -172,6 +170,7 @@ function compileRules(
     warnings.push(...compiled.warnings);
   }
   if (dropped.length > 0 && rules.every((r) => r.invalid)) return dropped;
+  // A CEL rule: 16 rules of 64 matches each pass the schema.
   if (rules.reduce((n, r) => n + r.matches.length, 0) > 128)
     return [unsupported("spec.rules", "a route may have at most 128 matches in total")];
   return { rules, dropped, unresolved, warnings };
@@ -190,14 +189,14 @@ function droppedRulesMessage(dropped: DroppedRule[]): string {
   return dropped.map((d) => `Dropped Rule ${d.index} (${droppedEffect(d)}): ${d.field}: ${d.message}`).join("; ");
 }
 
+/** The route's hostnames; the schema's pattern lets an IP address or a label over 63 characters by. */
 function routeHostnames(route: Manifest): string[] | FieldProblem {
-  const raw = route.spec.hostnames ?? [];
-  if (!Array.isArray(raw) || raw.length > 16) return unsupported("spec.hostnames", "hostnames must be a list of at most 16");
+  const raw = specOf(route, "HTTPRoute").hostnames ?? [];
   for (const [i, h] of raw.entries()) {
-    const problem = typeof h === "string" ? hostnameProblem(h, true) : "must be a string";
+    const problem = hostnameProblem(h, true);
     if (problem) return unsupported(`spec.hostnames[${i}]`, `hostname ${JSON.stringify(h)} ${problem}`);
   }
-  return raw as string[];
+  return raw;
 }
 
 interface ParentOutcome {
@@ -206,19 +205,12 @@ interface ParentOutcome {
   condition: Condition;
 }
 
-function attachToParent(
-  route: Manifest,
-  parent: Record<string, unknown>,
-  hostnames: string[],
-  listeners: EdgeListener[],
-): ParentOutcome | null {
-  const namespace = typeof parent.namespace === "string" ? parent.namespace : route.metadata.namespace;
-  const name = String(parent.name);
-  const section = typeof parent.sectionName === "string" ? parent.sectionName : undefined;
-  const port = typeof parent.port === "number" ? parent.port : undefined;
+function attachToParent(route: Manifest, parent: ParentReference, hostnames: string[], listeners: EdgeListener[]): ParentOutcome | null {
+  const namespace = parent.namespace ?? route.metadata.namespace;
+  const { name, sectionName: section, port } = parent;
   const toSet = isListenerSetRef(parent.group, parent.kind);
   const parentRef: ParentRefView = {
-    ...(toSet ? { group: String(parent.group ?? GATEWAY_GROUP), kind: String(parent.kind) } : {}),
+    ...(toSet ? { group: parent.group ?? GATEWAY_GROUP, kind: String(parent.kind) } : {}),
     namespace,
     name,
     sectionName: section,
@@ -275,12 +267,9 @@ function attachToParent(
 }
 
 /** Gateway and ListenerSet parentRefs of a route (other kinds of parent are not this edge's). */
-function gatewayParents(route: Manifest): Record<string, unknown>[] {
-  return (Array.isArray(route.spec.parentRefs) ? route.spec.parentRefs : []).filter(
-    (p): p is Record<string, unknown> =>
-      isJsonObject(p) &&
-      typeof p.name === "string" &&
-      (((p.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (p.kind ?? "Gateway") === "Gateway") || isListenerSetRef(p.group, p.kind)),
+function gatewayParents(route: Manifest): ParentReference[] {
+  return (specOf(route, "HTTPRoute").parentRefs ?? []).filter(
+    (p) => ((p.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (p.kind ?? "Gateway") === "Gateway") || isListenerSetRef(p.group, p.kind),
   );
 }
 

@@ -57,7 +57,10 @@ function toSchema(node: FieldNode): Schema {
   return obj(Object.fromEntries(Object.entries(node.o).map(([k, v]) => [k, toSchema(v)])));
 }
 
-/** Session persistence as Gateway API's main branch writes it (`cookie`, `header`), which kedge reads too. */
+/**
+ * Session persistence as Gateway API's main branch writes it (`cookie`, `header`), which kedge reads too:
+ * known fields, their values unchecked (typed-objects.ts types them unknown).
+ */
 const NEWER_SESSION_FIELDS = {
   cookie: obj({ name: any(), path: any(), lifetimeType: any() }),
   header: obj({ name: any() }),

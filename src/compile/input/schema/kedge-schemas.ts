@@ -2,7 +2,8 @@
  * @module kedge's own schemas: the seed kinds (CompositeBackend, XBackend as PR #4901 and its later
  * revision shape it, BackendLBPolicy as it was in the experimental channel), and the fields kedge reads of
  * the core kinds. The core kinds' other fields are the API server's business, so their objects stay open:
- * only the types of what kedge reads are checked.
+ * only the types of what kedge reads are checked. The stages read these objects as the TypeScript types in
+ * ../typed-objects.ts, which follow these schemas: change both together.
  */
 import { any, bool, int, list, obj, type Schema, str } from "../../../table/structural-schema";
 
