@@ -70,8 +70,11 @@ export function benchEdge(clusters: number): EdgeConfig {
     clusters: Array.from({ length: clusters }, (_, c) => ({
       name: `c${c}`,
       weight: 1,
+      state: "Serving" as const,
+      priority: 0,
       endpoints: { from: "EndpointSlice" as const, scheme: "http" as const },
     })),
+    failover: { minHealthyEndpoints: 1 },
     egress: { allowLocalhost: false, clientCertificates: {} },
     sessions: { sameSite: "Strict" },
     acknowledgedPolicies: [],

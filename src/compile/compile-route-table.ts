@@ -134,6 +134,7 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
   reportNoReadyEndpoints(
     [...used].flatMap((id) => backends[id] ?? []),
     index,
+    new Set(edge.clusters.filter((c) => c.state === "Draining").map((c) => c.name)),
     diagnostics,
   );
 

@@ -1,12 +1,14 @@
 /**
  * @module Which endpoint of a chosen backend takes a request, and which takes a retry. Only endpoints
- * that take new traffic (ready, not terminating, weight above 0) and that the health view calls usable
- * take part; with a locality policy, only the nearest tiers that have enough usable endpoints. When no
+ * that take new traffic (ready, not terminating, weight above 0, not in a draining cluster) and that the
+ * health view calls usable take part; with cluster priorities, only the lowest priorities that have enough
+ * usable endpoints; with a locality policy, of those only the nearest tiers that have enough. When no
  * endpoint of the backend is usable, all of them are tried rather than none (Envoy's panic threshold).
  */
 import type { CompiledEndpoint } from "../table/route-table";
 import { type EndpointPool, nearestOf, nearestPool, poolOf, type RequestLocation } from "./locality";
 import type { PreparedBackend, PreparedTable } from "./prepared-table";
+import { lowestPriorityOf, preferredByPriority } from "./priority";
 import { pickWeighted, weightedChoice } from "./weighted-choice";
 
 /** What selection needs of endpoint health (the Worker's health view). */
@@ -25,14 +27,14 @@ function buildPool(prepared: PreparedTable, backend: PreparedBackend, at: Reques
   const eligible = backend.pool.endpoints;
   const usable = health.allUsable ? eligible : eligible.filter((e) => health.usable(e));
   // Panic: with no usable endpoint, balance over all of them rather than answering without trying.
-  const candidates = usable.length > 0 ? usable : eligible;
+  const candidates = preferredByPriority(prepared.table, usable.length > 0 ? usable : eligible);
   const policy = prepared.table.locality;
   return policy ? nearestPool(policy, candidates, at) : candidates === eligible ? backend.pool : poolOf(candidates);
 }
 
 /** The endpoints a new request from `at` is balanced over (cached per location while health is unchanged). */
 export function poolFor(prepared: PreparedTable, backend: PreparedBackend, at: RequestLocation, health: EndpointHealth): EndpointPool {
-  if (health.allUsable && !prepared.table.locality) return backend.pool;
+  if (health.allUsable && !prepared.table.locality && !prepared.table.failover) return backend.pool;
   return backend.nearby.get(at, health.generation, () => buildPool(prepared, backend, at, health));
 }
 
@@ -53,8 +55,9 @@ export function pickEndpoint(
 }
 
 /**
- * An endpoint to retry on after `tried` failed: usable and untried, in a cluster not tried yet when one
- * can serve, the nearest such tier first (a retry may leave the request's tier); with none usable, any
+ * An endpoint to retry on after `tried` failed: usable and untried, at the lowest priority that has one
+ * (a standby cluster only once the primaries have none left), in a cluster not tried yet when one can
+ * serve, the nearest such tier first (a retry may leave the request's tier); with none usable, any
  * untried one (panic). Null when every endpoint was tried.
  */
 export function failoverEndpoint(
@@ -68,9 +71,14 @@ export function failoverEndpoint(
   const untried = backend.pool.endpoints.filter((e) => !tried.some((t) => t.id === e.id));
   const triedClusters = new Set(tried.map((t) => t.cluster));
   const elsewhere = (list: CompiledEndpoint[]) => list.filter((e) => !triedClusters.has(e.cluster));
-  const usable = untried.filter((e) => health.usable(e));
+  // Another endpoint of the same priority before a standby's, even in the cluster that just failed.
+  const usable = lowestPriorityOf(
+    prepared.table,
+    untried.filter((e) => health.usable(e)),
+  );
+  const any = lowestPriorityOf(prepared.table, untried);
   const policy = prepared.table.locality;
-  for (const candidates of [elsewhere(usable), usable, elsewhere(untried), untried]) {
+  for (const candidates of [elsewhere(usable), usable, elsewhere(any), any]) {
     if (candidates.length === 0) continue;
     const nearest = policy ? nearestOf(policy, candidates, at) : candidates;
     return nearest[pickWeighted(weightedChoice(nearest.map((e) => e.weight)), random)] ?? null;

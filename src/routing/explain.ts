@@ -11,6 +11,7 @@ import type { CompiledEndpoint, CompiledSession, SourceRef } from "../table/rout
 import { candidatesFor, matchHolds, matchRequest, type RequestFacts } from "./match-request";
 import { ALL_HEALTHY, type EndpointHealth, poolFor } from "./endpoint-pool";
 import { localityTier, type RequestLocation } from "./locality";
+import { priorityOf } from "./priority";
 import { type PreparedMatch, type PreparedTable, slotsOf } from "./prepared-table";
 import { precedenceStep } from "../table/precedence";
 
@@ -33,6 +34,10 @@ export interface EndpointView {
   inPool: boolean;
   /** Locality tier for the request's location (0 nearest), when the table has a locality policy. */
   tier?: number;
+  /** Its cluster is draining: no new sessions or unpinned requests; pinned sessions stay. */
+  draining?: true;
+  /** Its cluster's failover priority, when the table has priorities (0 first). */
+  priority?: number;
 }
 
 export interface BackendView {
@@ -112,7 +117,7 @@ export function explainRequest(
   const backends: BackendView[] = rule.backendRefs.map((ref) => {
     const backend = ref.backend ? prepared.backends.get(ref.backend) : undefined;
     const pool = backend ? poolFor(prepared, backend, at, health).endpoints : [];
-    const locality = prepared.table.locality;
+    const { locality, failover } = prepared.table;
     const view = (e: CompiledEndpoint): EndpointView => ({
       id: e.id,
       cluster: e.cluster,
@@ -122,6 +127,8 @@ export function explainRequest(
       healthy: health.usable(e),
       inPool: pool.includes(e),
       ...(locality ? { tier: localityTier(locality.clusters[e.cluster], at) } : {}),
+      ...(prepared.table.clusters?.[e.cluster]?.draining ? { draining: true as const } : {}),
+      ...(failover ? { priority: priorityOf(prepared.table, e) } : {}),
     });
     return {
       ...(ref.backend ? { backend: ref.backend } : {}),

@@ -71,7 +71,7 @@ export interface PreparedMatch {
 
 export interface PreparedBackend {
   backend: CompiledBackend;
-  /** Endpoints that take new traffic (ready, not terminating, weight > 0), wherever the request comes from. */
+  /** Endpoints that take new traffic (ready, not terminating, weight > 0, not in a draining cluster), wherever the request comes from. */
   pool: EndpointPool;
   /** Pools by request location and health (locality policy, or some endpoints unusable). */
   nearby: PoolCache;
@@ -133,8 +133,10 @@ export function prepareTable(table: RouteTable): PreparedTable {
   for (const [protocol, index] of Object.entries(table.hosts) as [Protocol, HostIndex][])
     hosts[protocol] = prepareHostIndex(index, table.matches, matches);
   const backends = new Map<string, PreparedBackend>();
+  // A draining cluster's endpoints keep their pinned sessions (sticky-session.ts) and take nothing new.
+  const draining = new Set(Object.keys(table.clusters ?? {}).filter((name) => table.clusters![name]!.draining));
   for (const backend of Object.values(table.backends)) {
-    const eligible = backend.endpoints.filter(takesNewTraffic);
+    const eligible = backend.endpoints.filter((e) => takesNewTraffic(e) && !draining.has(e.cluster));
     backends.set(backend.id, { backend, pool: poolOf(eligible), nearby: new PoolCache() });
   }
   return {

@@ -187,6 +187,8 @@ export const ROUTE_TABLE_SCHEMA: Schema = obj(
       },
       { required: ["minHealthyEndpoints", "clusters"] },
     ),
+    clusters: map(obj({ draining: bool(true), disabled: bool(true), priority: int(0), staleSince: text })),
+    failover: obj({ minHealthyEndpoints: int(1) }, { required: ["minHealthyEndpoints"] }),
     egress: obj({ allowedHostnames: list(text), allowLocalhost: bool(true) }),
     healthChecks: HEALTH_CHECKS,
   },

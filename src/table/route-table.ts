@@ -212,6 +212,27 @@ export interface LocalityPolicy {
   clusters: Record<string, ClusterLocality>;
 }
 
+/**
+ * What the table says of one cluster beyond its endpoints: the operator's intent from kedge.yaml and what
+ * the sync knows of the cluster's API. Present only for clusters with something to say.
+ */
+export interface CompiledCluster {
+  /** Draining: its endpoints take no new sessions and no unpinned traffic; a pinned session stays while its endpoint is ready and healthy. */
+  draining?: true;
+  /** Disabled: none of its endpoints are in the table (its objects still compile, and their status is written). */
+  disabled?: true;
+  /** Failover priority, 0 first: a cluster of priority n takes traffic only while those of lower numbers lack `failover.minHealthyEndpoints` usable endpoints. */
+  priority?: number;
+  /** The cluster's API stopped answering `sync --watch` at this time (ISO 8601): the table holds its last snapshot. */
+  staleSince?: string;
+}
+
+/** Failover between cluster priorities: present when some cluster has a priority above 0. */
+export interface FailoverPolicy {
+  /** A backend's clusters of the lowest priorities are used alone while they have at least this many usable endpoints. */
+  minHealthyEndpoints: number;
+}
+
 /** Active health check of a backend's endpoints, run by the Worker's Cron Trigger. */
 export interface CompiledHealthCheck {
   /** Path and query probed on each endpoint. */
@@ -278,6 +299,9 @@ export interface RouteTable {
   rules: CompiledRule[];
   backends: Record<string, CompiledBackend>;
   locality?: LocalityPolicy;
+  /** Clusters draining, disabled, prioritised or seen stale, by name. */
+  clusters?: Record<string, CompiledCluster>;
+  failover?: FailoverPolicy;
   /** The edge settings' egress rules, checked again by the Worker before it contacts an external endpoint. */
   egress?: EgressPolicy;
   /** Active health checks: at most this many endpoints are probed per Cron run (subrequest limits). */

@@ -263,6 +263,8 @@ export function joinShards(root: ShardedTable, shards: RouteTable[]): RouteTable
     rules: [],
     backends: {},
     ...(first?.locality ? { locality: first.locality } : {}),
+    ...(first?.clusters ? { clusters: first.clusters } : {}),
+    ...(first?.failover ? { failover: first.failover } : {}),
     ...(first?.egress ? { egress: first.egress } : {}),
     ...(root.healthChecks ? { healthChecks: root.healthChecks } : {}),
   };

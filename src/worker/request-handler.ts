@@ -24,7 +24,7 @@ import { discardRequestBody, readRequestBody } from "./request-body";
 import { checkRequestLimits } from "./request-limits";
 import { lazyQuery, readRequestLine } from "./request-line";
 import type { ServedTable } from "./served-table";
-import { pageBackends, sharedStatus, STATUS_PATH, statusBody, tokensEqual } from "./status-endpoint";
+import { pageBackends, servedClusters, sharedStatus, STATUS_PATH, statusBody, tokensEqual } from "./status-endpoint";
 import { statusPage } from "./status-page";
 import { keepSession, type Pinned, pinKey, resumeSession, type SessionDeps, startSession } from "./sticky-session";
 import { tableName } from "./table-loader";
@@ -106,6 +106,8 @@ async function statusAnswer(request: Request, line: RequestFacts["line"], served
       table: { name: served.name, version: served.version },
       ...shared,
       backends: pageBackends(served, h.isolate.health),
+      clusters: servedClusters(served),
+      now: Date.now(),
     });
     const headers = { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "x-request-id": requestId };
     return answerItself(request, new Response(page, { headers }));

@@ -6,7 +6,7 @@
 import { sameBytes } from "../session/constant-time";
 import { KV_KEYS, KV_READ } from "../table/kv-keys";
 import { parseHealthRecord } from "../table/parse-route-table";
-import type { HealthRecord } from "../table/route-table";
+import type { CompiledCluster, HealthRecord } from "../table/route-table";
 import type { Env } from "./env";
 import type { StatusPageData } from "./status-page";
 import { minuteOf } from "./traffic-counter";
@@ -24,6 +24,11 @@ export async function tokensEqual(given: string, expected: string): Promise<bool
   return sameBytes(new Uint8Array(a!), new Uint8Array(b!));
 }
 
+/** What the table says of its clusters (draining, disabled, priority, a stale snapshot), by name. */
+export function servedClusters(served: ServedTable): Record<string, CompiledCluster> {
+  return served.inMemory()[0]?.table.clusters ?? {};
+}
+
 export function statusBody(served: ServedTable, health: HealthView): unknown {
   const tables = served.inMemory();
   const backends = new Map(tables.flatMap((p) => Object.values(p.table.backends).map((b) => [b.id, b] as const)));
@@ -36,6 +41,7 @@ export function statusBody(served: ServedTable, health: HealthView): unknown {
       // A sharded table lists the backends of the shards this isolate has loaded.
       ...(served.shards ? { shards: served.shards } : {}),
     },
+    clusters: servedClusters(served),
     backends: Object.fromEntries(
       [...backends.values()].map((b) => [
         b.id,

@@ -5,7 +5,7 @@
  * isolate's counts), active health from the KV health record, passive ejection from this isolate only.
  * Server-rendered HTML and CSS, no script; the numbers are also in data attributes for tests and tools.
  */
-import type { HealthRecord } from "../table/route-table";
+import type { CompiledCluster, HealthRecord } from "../table/route-table";
 import type { TrafficRow } from "./traffic-store";
 
 export interface StatusPageData {
@@ -17,6 +17,36 @@ export interface StatusPageData {
   health: HealthRecord | null;
   /** Backends of the tables this isolate holds: endpoints with readiness and this isolate's passive view. */
   backends: { id: string; endpoints: { id: string; cluster: string; ready: boolean; ejected: boolean }[] }[];
+  /** What the table says of its clusters: draining, disabled, priority, a stale API snapshot. */
+  clusters: Record<string, CompiledCluster>;
+  /** When the page is made (ms), for the age of a stale snapshot. */
+  now: number;
+}
+
+/** "4m 10s" */
+function age(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m ${s % 60}s` : `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+}
+
+/** The clusters section: only clusters the table says something of; nothing when it says nothing. */
+function clusterStates(d: StatusPageData): string {
+  const rows = Object.entries(d.clusters)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, c]) => {
+      const state = c.disabled ? "disabled: no endpoints" : c.draining ? "draining: pinned sessions only" : "serving";
+      const stale = c.staleSince
+        ? `API unreachable since ${escape(c.staleSince)} (last snapshot ${age(d.now - Date.parse(c.staleSince))} old)`
+        : "current";
+      return `<tr data-cluster-state="${escape(name)}" data-draining="${c.draining ? "true" : "false"}" data-disabled="${c.disabled ? "true" : "false"}" data-priority="${c.priority ?? 0}"${c.staleSince ? ` data-stale-since="${escape(c.staleSince)}"` : ""}>
+  <th>${escape(name)}</th><td class="${c.disabled || c.draining ? "bad" : "good"}">${state}</td><td class="num">${c.priority ?? 0}</td><td class="${c.staleSince ? "bad" : "good"}">${stale}</td></tr>`;
+    });
+  if (rows.length === 0) return "";
+  return `<h2>Clusters</h2>
+<p class="source">From the table: kedge.yaml's state and failover priority (0 first), and whether the sync still hears each cluster's API.</p>
+<table id="cluster-states"><tr><th>cluster</th><th>state</th><th class="num">priority</th><th>API snapshot</th></tr>
+${rows.join("\n")}
+</table>`;
 }
 
 const escape = (text: string): string =>
@@ -92,6 +122,7 @@ table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:4px 8px;
 .good{color:#2a7a3b}.bad{color:#c0392b;font-weight:600}
 </style></head><body>
 <h1>kedge — table ${escape(d.table.name)}@${escape(d.table.version)}</h1>
+${clusterStates(d)}
 <h2>Requests per cluster, last ${d.minutes} minutes</h2>
 <p class="source">From the TrafficStore: every isolate's counts, sent at most every 10 s (an evicted isolate's last counts are lost).</p>
 <table id="clusters"><tr><th>cluster</th><th class="num">requests</th><th class="num">5xx</th><th></th></tr>

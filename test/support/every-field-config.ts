@@ -2,7 +2,7 @@
  * @module A config whose compiled table sets every field the table format has at least once (filters of each
  * kind, retry, timeouts, both session kinds, health checks, retry budgets, locality, egress, TLS by name,
  * client certificates, mTLS and network bindings, a client's host kept, invalid rules and refs, every host
- * index): what the table schema's tests compile, so that each of its fields is seen and mutated.
+ * index, clusters draining, disabled, prioritised and stale): what the table schema's tests compile, so that each of its fields is seen and mutated.
  */
 
 export const EVERY_FIELD_EDGE = `apiVersion: kedge.dev/v1alpha1
@@ -20,8 +20,15 @@ spec:
     - { name: east, locality: { continent: NA, countries: [US], colos: [IAD] } }
     - { name: vpc, endpoints: { network: VPC_EAST } }
     - name: lb
+      state: Draining
+      priority: 1
       endpoints: { from: LoadBalancer, keepClientHost: true }
+    - { name: off, state: Disabled }
+  failover: { minHealthyEndpoints: 1 }
 `;
+
+/** Set on cluster vpc after parsing: what \`sync --watch\` says of a cluster whose API stopped answering. */
+export const EVERY_FIELD_STALE_SINCE = "2026-11-26T10:00:00.000Z";
 
 const EAST = `apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway

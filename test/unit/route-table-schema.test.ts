@@ -4,6 +4,8 @@
  * in which any one leaf has the wrong type, so no field the Worker reads goes unchecked.
  */
 import { describe, it } from "vitest";
+import { parse } from "yaml";
+import { parseEdgeConfig } from "../../src/compile/input/edge-config";
 import { loadConfig } from "../../scripts/sync/load-config";
 import { compileRouteTable } from "../../src/compile/compile-route-table";
 import { planStorage } from "../../src/table/shard-table";
@@ -12,7 +14,7 @@ import type { RouteTable } from "../../src/table/route-table";
 import { ROUTE_TABLE_SCHEMA, SHARDED_TABLE_SCHEMA } from "../../src/table/route-table-schema";
 import { fieldPathText, firstProblem, type Schema } from "../../src/table/structural-schema";
 import { compileYaml } from "../support/compile-fixture";
-import { EVERY_FIELD_CLUSTERS, EVERY_FIELD_EDGE } from "../support/every-field-config";
+import { EVERY_FIELD_CLUSTERS, EVERY_FIELD_EDGE, EVERY_FIELD_STALE_SINCE } from "../support/every-field-config";
 
 type Path = (string | number)[];
 
@@ -72,7 +74,9 @@ function setAt(root: unknown, path: Path, value: unknown): void {
 }
 
 async function everyFieldTable(): Promise<RouteTable> {
-  return JSON.parse(JSON.stringify((await compileYaml(EVERY_FIELD_EDGE, EVERY_FIELD_CLUSTERS)).table)) as RouteTable;
+  const edge = parseEdgeConfig(parse(EVERY_FIELD_EDGE), "kedge.yaml");
+  const clusters = edge.clusters.map((c) => (c.name === "vpc" ? { ...c, staleSince: EVERY_FIELD_STALE_SINCE } : c));
+  return JSON.parse(JSON.stringify((await compileYaml({ ...edge, clusters }, EVERY_FIELD_CLUSTERS)).table)) as RouteTable;
 }
 
 describe("the table schema at the KV boundary", () => {

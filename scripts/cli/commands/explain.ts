@@ -94,7 +94,7 @@ function render(e: Explanation, hostsServed: string[] | undefined): string[] {
     );
     for (const p of b.endpoints)
       lines.push(
-        `    ${p.inPool ? "✓" : "✗"} ${p.id}${p.network ? ` (through ${p.network})` : ""}  ${p.ready ? "ready" : "not ready"}${p.terminating ? ", terminating" : ""}, ${p.healthy ? "healthy" : "unhealthy"}${p.tier !== undefined ? `, tier ${p.tier}` : ""}`,
+        `    ${p.inPool ? "✓" : "✗"} ${p.id}${p.network ? ` (through ${p.network})` : ""}  ${p.ready ? "ready" : "not ready"}${p.terminating ? ", terminating" : ""}, ${p.healthy ? "healthy" : "unhealthy"}${p.draining ? ", cluster draining" : ""}${p.priority !== undefined ? `, priority ${p.priority}` : ""}${p.tier !== undefined ? `, tier ${p.tier}` : ""}`,
       );
   }
   if (e.session) lines.push(`  session: ${e.session.type} ${e.session.name} (scope ${e.session.scope})`);

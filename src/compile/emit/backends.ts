@@ -1,18 +1,21 @@
 /**
  * @module The table's backends and edge-wide settings: the backends a served rule uses (each with the edge
- * settings' health check, its `namespace/name` override on top, and its policy's retry budget), the locality
- * policy, the egress rules and the health-check limit.
+ * settings' health check, its `namespace/name` override on top, and its policy's retry budget, and without
+ * the endpoints of disabled clusters), the locality policy, what the table says of each cluster (draining,
+ * disabled, priority, stale), the egress rules and the health-check limit.
  */
-import type { CompiledBackend, LocalityPolicy, RouteTable } from "../../table/route-table";
+import type { CompiledBackend, CompiledCluster, LocalityPolicy, RouteTable } from "../../table/route-table";
 import type { BackendPolicies } from "../backends/backend-policies";
 import type { BackendRegistry } from "../backends/registry";
 import type { EdgeConfig } from "../input/edge-config";
 
-function withPolicies(backend: CompiledBackend, edge: EdgeConfig, policies: BackendPolicies): CompiledBackend {
+function withPolicies(backend: CompiledBackend, edge: EdgeConfig, policies: BackendPolicies, disabled: Set<string>): CompiledBackend {
   const retryBudget = policies.retryBudgetFor(backend.source);
   const override = edge.healthChecks?.overrides[`${backend.source.namespace}/${backend.source.name}`] ?? {};
   return {
     ...backend,
+    // A disabled cluster's pods take nothing; an XBackend's external endpoint is no cluster's to disable.
+    endpoints: disabled.size === 0 ? backend.endpoints : backend.endpoints.filter((e) => e.external || !disabled.has(e.cluster)),
     ...(edge.healthChecks ? { healthCheck: { ...edge.healthChecks.defaults, ...override } } : {}),
     ...(retryBudget ? { retryBudget } : {}),
   };
@@ -25,12 +28,13 @@ export function emitBackends(
   edge: EdgeConfig,
   policies: BackendPolicies,
 ): RouteTable["backends"] {
+  const disabled = new Set(edge.clusters.filter((c) => c.state === "Disabled").map((c) => c.name));
   return Object.fromEntries(
     registry
       .entries()
       .filter(([id]) => used.has(id))
       .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([id, backend]) => [id, withPolicies(backend, edge, policies)]),
+      .map(([id, backend]) => [id, withPolicies(backend, edge, policies, disabled)]),
   );
 }
 
@@ -40,11 +44,29 @@ function localityPolicy(edge: EdgeConfig): LocalityPolicy {
   return { minHealthyEndpoints: edge.locality?.minHealthyEndpoints ?? 1, clusters };
 }
 
-/** What the table carries of the edge settings: locality, egress rules, the health-check limit (each only when set). */
-export function emitEdgeSettings(edge: EdgeConfig): Pick<RouteTable, "locality" | "egress" | "healthChecks"> {
+/** The clusters with something to say beyond their endpoints; empty when none has. */
+function clusterFacts(edge: EdgeConfig): Record<string, CompiledCluster> {
+  const facts: Record<string, CompiledCluster> = {};
+  for (const c of edge.clusters) {
+    const fact: CompiledCluster = {
+      ...(c.state === "Draining" ? { draining: true as const } : {}),
+      ...(c.state === "Disabled" ? { disabled: true as const } : {}),
+      ...(c.priority > 0 ? { priority: c.priority } : {}),
+      ...(c.staleSince ? { staleSince: c.staleSince } : {}),
+    };
+    if (Object.keys(fact).length > 0) facts[c.name] = fact;
+  }
+  return facts;
+}
+
+/** What the table carries of the edge settings: locality, clusters, failover, egress rules, the health-check limit (each only when set). */
+export function emitEdgeSettings(edge: EdgeConfig): Pick<RouteTable, "locality" | "clusters" | "failover" | "egress" | "healthChecks"> {
   const { allowedHostnames, allowLocalhost } = edge.egress;
+  const clusters = clusterFacts(edge);
   return {
     ...(edge.locality ? { locality: localityPolicy(edge) } : {}),
+    ...(Object.keys(clusters).length > 0 ? { clusters } : {}),
+    ...(edge.clusters.some((c) => c.priority > 0) ? { failover: { minHealthyEndpoints: edge.failover.minHealthyEndpoints } } : {}),
     ...(allowedHostnames || allowLocalhost
       ? { egress: { ...(allowedHostnames ? { allowedHostnames } : {}), ...(allowLocalhost ? { allowLocalhost: true as const } : {}) } }
       : {}),

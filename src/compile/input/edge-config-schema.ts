@@ -45,6 +45,8 @@ export const EDGE_CONFIG_SCHEMA: Schema = obj(
               name: str(DNS_LABEL),
               region: str(),
               weight: withDefault(int(0, 1_000_000), 1),
+              state: withDefault(str({ enum: ["Serving", "Draining", "Disabled"] }), "Serving"),
+              priority: withDefault(int(0, 100), 0),
               locality: obj({
                 continent: str({ enum: ["AF", "AN", "AS", "EU", "NA", "OC", "SA"] }),
                 countries: list(str({ pattern: /^[A-Z]{2}$/, hint: "a two-letter country code like US" })),
@@ -69,6 +71,7 @@ export const EDGE_CONFIG_SCHEMA: Schema = obj(
           { min: 1 },
         ),
         locality: obj({ minHealthyEndpoints: withDefault(int(1, 1000), 1), preferNearest: withDefault(bool(), true) }),
+        failover: obj({ minHealthyEndpoints: withDefault(int(1, 1000), 1) }),
         egress: withDefault(
           obj({
             allowedHostnames: list(str()),

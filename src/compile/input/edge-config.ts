@@ -25,12 +25,26 @@ export type EndpointSource = { scheme: "http" | "https"; network?: string } & (
   | { from: "Hostname"; hostnameTemplate: string; port?: number; keepClientHost?: true }
 );
 
+/**
+ * What the operator wants of a cluster's traffic: Serving (the default); Draining (no new sessions or
+ * unpinned requests, pinned sessions continue); Disabled (its endpoints are left out of the table).
+ */
+export type ClusterState = "Serving" | "Draining" | "Disabled";
+
 export interface ClusterSettings {
   name: string;
   region?: string;
   locality?: ClusterLocality;
   /** Relative capacity: every endpoint of this cluster weighs this much. */
   weight: number;
+  state: ClusterState;
+  /** Failover priority: 0 (the default) first; a higher number is a standby for the lower ones. */
+  priority: number;
+  /**
+   * Not from kedge.yaml: set by `sync --watch` when the cluster's API stopped answering (ISO 8601), so the
+   * table says it holds the last snapshot.
+   */
+  staleSince?: string;
   endpoints: EndpointSource;
   /** Read the cluster through the Kubernetes API with this kubeconfig context, instead of clusters/<name>/. */
   kubeContext?: string;
@@ -70,6 +84,8 @@ export interface EdgeConfig {
   healthChecks?: HealthCheckSettings;
   /** Absent: every ready endpoint of every cluster shares traffic by weight, wherever the request comes from. */
   locality?: LocalitySettings;
+  /** How many usable endpoints the clusters of the lowest priorities need to serve a backend alone. */
+  failover: { minHealthyEndpoints: number };
   /** Other implementations' policies this edge does not enforce, acknowledged on purpose (no error for them). */
   acknowledgedPolicies: AcknowledgedPolicy[];
 }
@@ -103,6 +119,8 @@ interface RawCluster {
   name: string;
   region?: string;
   weight: number;
+  state: ClusterState;
+  priority: number;
   locality?: ClusterLocality;
   kubeContext?: string;
   kubeconfig?: string;
@@ -121,6 +139,7 @@ interface RawEdgeConfig {
     gatewayClassName: string;
     clusters: RawCluster[];
     locality?: { minHealthyEndpoints: number; preferNearest: boolean };
+    failover?: { minHealthyEndpoints: number };
     egress: { allowedHostnames?: string[]; allowLocalhost: boolean; clientCertificates: Record<string, string> };
     sessions: { sameSite: SameSite };
     healthChecks?: Required<RawCheck> & { maxEndpointsPerRun: number; overrides: Record<string, RawCheck> };
@@ -169,6 +188,8 @@ function crossFieldProblems(raw: RawEdgeConfig): Problem[] {
       if (problem) problems.push({ path: [...here, "hostnameTemplate"], message: problem });
     }
   });
+  if (spec.failover && !spec.clusters.some((c) => c.priority > 0))
+    problems.push({ path: ["spec", "failover"], message: "is set, but no cluster has a priority above 0 (every cluster is priority 0)" });
   if (spec.locality?.preferNearest && !spec.clusters.some((c) => c.locality))
     problems.push({ path: ["spec", "locality"], message: "is set, but no cluster has a locality (continent, countries or colos)" });
   spec.egress.allowedHostnames?.forEach((h, i) => {
@@ -245,6 +266,8 @@ export function parseEdgeConfig(raw: unknown, file: string, locate?: Locate): Ed
       region: c.region,
       locality: c.locality,
       weight: c.weight,
+      state: c.state,
+      priority: c.priority,
       endpoints: endpointSource(c.endpoints),
       ...(c.kubeContext !== undefined ? { kubeContext: c.kubeContext } : {}),
       ...(c.kubeconfig !== undefined ? { kubeconfig: c.kubeconfig } : {}),
@@ -257,6 +280,7 @@ export function parseEdgeConfig(raw: unknown, file: string, locate?: Locate): Ed
       maxEndpointsPerRun: checks.maxEndpointsPerRun,
     },
     locality: spec.locality?.preferNearest ? { minHealthyEndpoints: spec.locality.minHealthyEndpoints } : undefined,
+    failover: { minHealthyEndpoints: spec.failover?.minHealthyEndpoints ?? 1 },
     acknowledgedPolicies: spec.acknowledgedPolicies,
   };
 }

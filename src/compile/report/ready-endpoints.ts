@@ -3,15 +3,23 @@ import { type CompiledBackend, takesNewTraffic } from "../../table/route-table";
 import type { ResourceIndex } from "../input/resource-index";
 import type { Diagnostics } from "../status/diagnostics";
 
-export function reportNoReadyEndpoints(backends: CompiledBackend[], index: ResourceIndex, diagnostics: Diagnostics): void {
+/** `draining`: clusters whose endpoints take no new traffic (kedge.yaml state Draining). */
+export function reportNoReadyEndpoints(
+  backends: CompiledBackend[],
+  index: ResourceIndex,
+  draining: ReadonlySet<string>,
+  diagnostics: Diagnostics,
+): void {
   for (const backend of backends) {
-    if (backend.endpoints.some(takesNewTraffic)) continue;
+    const ready = backend.endpoints.filter(takesNewTraffic);
+    if (ready.some((e) => !draining.has(e.cluster))) continue;
     const { cluster, kind, namespace, name } = backend.source;
+    const onlyDraining = ready.length > 0 ? ` outside draining clusters (${[...new Set(ready.map((e) => e.cluster))].join(", ")})` : "";
     diagnostics.warn(
       index.get(cluster, kind, namespace, name) ?? backend.source,
       undefined,
       "NoReadyEndpoints",
-      `${kind} ${namespace}/${name} (port ${backend.port}) has no ready endpoint; requests for it answer 503`,
+      `${kind} ${namespace}/${name} (port ${backend.port}) has no ready endpoint${onlyDraining}; ${onlyDraining ? "new requests" : "requests"} for it answer 503`,
     );
   }
 }
