@@ -21,7 +21,7 @@ import { startLocalGateway } from "./lib/local-gateway";
 import { FAILOVER_SHARED, failoverSlices } from "../test/support/failover-scenario";
 import { type Origin, startOrigin } from "./lib/origin-server";
 import { type SyncOptions, syncCommand, syncTable } from "./cli/commands/sync";
-import { parseOptions } from "./cli/program";
+import { commandIO, parseOptions } from "./cli/program";
 import { render } from "./cli/render";
 
 process.env.WRANGLER_SEND_METRICS ??= "false";
@@ -88,7 +88,7 @@ class Stage {
       `apiVersion: kedge.dev/v1alpha1\nkind: EdgeConfig\nmetadata: { name: ${this.name} }\nspec:\n  gatewayClassName: kedge\n${this.edgeExtra}  clusters:\n${list}\n`,
     );
     const options = parseOptions<SyncOptions>(syncCommand, ["--config", this.config, "--persist-to", this.state]);
-    const synced = await syncTable(options, { format: "text", note: (line) => console.error(line) });
+    const synced = await syncTable(options, commandIO(options, { out: () => {}, err: (line) => console.error(line) }));
     if (synced.code !== 0) throw new Error(`sync failed:\n${render(synced, "text")}`);
   }
 

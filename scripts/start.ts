@@ -10,7 +10,7 @@ import { type NetworkAddresses, networkEndpoints } from "./lib/network-stand-in"
 import { type Origin, startOrigin } from "./lib/origin-server";
 import { loadConfig } from "./sync/load-config";
 import { type SyncOptions, syncCommand, syncTable } from "./cli/commands/sync";
-import { parseOptions } from "./cli/program";
+import { commandIO, parseOptions } from "./cli/program";
 import { render } from "./cli/render";
 import { UserError } from "./sync/user-error";
 
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
   console.log("");
   // The sync pushes the table compiled above rather than reading and compiling the config again.
   const options = parseOptions<SyncOptions>(syncCommand, ["--config", CONFIG, "--local", "--persist-to", PERSIST_TO]);
-  const synced = await syncTable(options, { format: "text", note: (line) => console.error(line) }, { loaded, result });
+  const synced = await syncTable(options, commandIO(options, { out: console.log, err: console.error }), { loaded, result });
   console.log(render(synced, "text"));
   if (synced.code !== 0) throw new UserError(`sync exited ${synced.code}`, "fix the config errors above");
   let gateway: LocalGateway;

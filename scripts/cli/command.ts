@@ -49,6 +49,11 @@ export interface CommandIO {
   note(line: string): void;
   /** Progress of a long step (stderr, only on a terminal and never with JSON or YAML output). */
   readonly progress?: (line: string) => void;
+  /**
+   * One structured record of a long-running command (a `sync --watch` cycle), on stdout as it happens:
+   * `key=value` pairs for a person, one JSON object per line for a program.
+   */
+  record(fields: Record<string, unknown>): void;
   readonly format: OutputFormat;
 }
 

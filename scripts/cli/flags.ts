@@ -2,6 +2,7 @@
  * @module Flag groups more than one command takes (spread into each command's list) and the parsers of
  * flag values. A value that cannot be used is a UserError: exit 2, with the flag and a fix.
  */
+import { parseDuration } from "../../src/gateway-api/duration";
 import { DEFAULT_SHARD_BYTES, KV_VALUE_LIMIT_BYTES } from "../../src/table/kv-keys";
 import { findWranglerConfig } from "../lib/wrangler-config";
 import type { StoreTarget } from "../sync/open-store";
@@ -71,6 +72,13 @@ export const SHARD_SIZE_FLAG: Flag = {
   defaultText: "1MiB",
   parse: (text) => parseSize(text),
 };
+
+/** A duration like 500ms, 2s or 10m (at most a day), in milliseconds. */
+export function parseDurationFlag(text: string, flag: string): number {
+  const ms = parseDuration(text);
+  if (ms === null || ms <= 0 || ms > 86_400_000) throw new UserError(`${flag} ${JSON.stringify(text)} is not a duration from 1ms to 24h`, `for example ${flag} 2s`);
+  return ms;
+}
 
 /** A TCP port, 1-65535. */
 export function parsePort(text: string, flag = "--port"): number {

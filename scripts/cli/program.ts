@@ -51,11 +51,24 @@ function exitCodesText(c: KedgeCommand): string {
   return `${examples}\nExit codes:\n${codes.join("\n")}`;
 }
 
-function commandIO(options: OutputOptions, io: CliIO): CommandIO {
+/** `key=value` pairs, values quoted when they hold spaces or quotes (logfmt). */
+export function logfmt(fields: Record<string, unknown>): string {
+  return Object.entries(fields)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => {
+      const text = typeof v === "string" ? v : JSON.stringify(v);
+      return `${k}=${/[\s"=]/.test(text) || text === "" ? JSON.stringify(text) : text}`;
+    })
+    .join(" ");
+}
+
+/** What a command writes to, for `options`' output format, on `io`. */
+export function commandIO(options: OutputOptions, io: CliIO): CommandIO {
   const format = outputFormat(options);
   const forPerson = format === "text";
   return {
     format,
+    record: (fields) => io.out(forPerson ? logfmt(fields) : JSON.stringify(fields)),
     note: (line) => {
       if (forPerson) io.err(line);
     },

@@ -6,6 +6,7 @@ import { EdgeConfigError, type EdgeConfig, parseEdgeConfig } from "../../src/com
 import { fileLocator } from "../../src/gateway-api/locate";
 import type { Manifest } from "../../src/gateway-api/manifest";
 import { ManifestSyntaxError, parseManifestFile, type SkippedDocument } from "../../src/gateway-api/parse-manifests";
+import type { LiveCluster } from "../kube/read-cluster";
 import { UserError } from "./user-error";
 
 export interface LoadedConfig {
@@ -14,6 +15,8 @@ export interface LoadedConfig {
   skipped: SkippedDocument[];
   /** Cluster folders that the edge settings do not name (ignored). */
   unknownClusterDirs: string[];
+  /** The clusters read through their API (kedge.yaml `kubeContext`), once read: where their status is written back. */
+  live: LiveCluster[];
 }
 
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
@@ -110,18 +113,19 @@ export function loadConfig(configDir: string): LoadedConfig {
         .filter((d) => d.isDirectory() && !named.has(d.name))
         .map((d) => d.name)
     : [];
-  return { edge, manifests, skipped, unknownClusterDirs };
+  return { edge, manifests, skipped, unknownClusterDirs, live: [] };
 }
 
 /** The config with the objects of its live clusters (kedge.yaml `kubeContext`) read through the Kubernetes API. */
 export async function withLiveClusters(loaded: LoadedConfig): Promise<LoadedConfig> {
   const live = loaded.edge.clusters.filter((c) => c.kubeContext);
   if (live.length === 0) return loaded;
-  const { readLiveCluster } = await import("./live-clusters");
+  const { readLiveCluster } = await import("../kube/read-cluster");
   const read = await Promise.all(live.map((cluster) => readLiveCluster(cluster)));
   return {
     ...loaded,
     manifests: [...loaded.manifests, ...read.flatMap((r) => r.manifests)],
     skipped: [...loaded.skipped, ...read.flatMap((r) => r.skipped)],
+    live: read.map(({ api, listings }) => ({ api, listings })),
   };
 }

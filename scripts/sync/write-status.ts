@@ -2,62 +2,20 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import type { Condition, ResourceStatus } from "../../src/compile/status/diagnostics";
+import type { ResourceStatus } from "../../src/compile/status/diagnostics";
+import { statusDocument, transitionTime } from "../kube/status-document";
 import { UserError } from "./user-error";
-
-const CONTROLLER = "kedge.dev/edge";
-
-/** Conditions as the API writes them; observedGeneration only when the object had a generation to observe. */
-function conditions(list: Condition[], at: string, generation: number | undefined) {
-  return list.map((c) => ({
-    type: c.type,
-    status: c.status,
-    reason: c.reason,
-    message: c.message,
-    ...(generation !== undefined ? { observedGeneration: generation } : {}),
-    lastTransitionTime: at,
-  }));
-}
 
 /** Writes `<dir>/<cluster>/<kind>-<namespace>-<name>.yaml` for every status; returns the files written. */
 export function writeStatusFiles(dir: string, statuses: ResourceStatus[], now = new Date()): string[] {
-  const at = now.toISOString().replace(/\.\d+Z$/, "Z");
+  const at = transitionTime(now);
   const files: string[] = [];
   for (const s of statuses) {
-    const generation = s.object.generation;
-    const status: Record<string, unknown> = {};
-    if (s.ancestors) {
-      // A policy's PolicyStatus, and an XBackend's status since the PR's review, name them ancestors.
-      status.ancestors = s.ancestors.map((a) => ({
-        ancestorRef: { group: "gateway.networking.k8s.io", kind: "Gateway", ...a.ancestorRef },
-        controllerName: CONTROLLER,
-        conditions: conditions(a.conditions, at, generation),
-      }));
-      // Used through no Gateway (yet): kedge's own verdict on the object is kept, not lost.
-      if (s.ancestors.length === 0) status.conditions = conditions(s.conditions, at, generation);
-    } else if (s.parents) {
-      status.parents = s.parents.map((p) => ({
-        parentRef: { group: "gateway.networking.k8s.io", kind: "Gateway", ...p.parentRef },
-        controllerName: CONTROLLER,
-        conditions: conditions(p.conditions, at, generation),
-      }));
-    } else {
-      status.conditions = conditions(s.conditions, at, generation);
-    }
-    if (s.supportedFeatures) status.supportedFeatures = s.supportedFeatures.map((name) => ({ name }));
-    if (s.attachedListenerSets !== undefined) status.attachedListenerSets = s.attachedListenerSets;
-    if (s.listeners)
-      status.listeners = s.listeners.map((l) => ({
-        name: l.name,
-        attachedRoutes: l.attachedRoutes,
-        supportedKinds: [{ group: "gateway.networking.k8s.io", kind: "HTTPRoute" }],
-        conditions: conditions(l.conditions, at, generation),
-      }));
     const doc = {
       apiVersion: s.object.apiVersion ?? "gateway.networking.k8s.io/v1",
       kind: s.object.kind,
       metadata: { name: s.object.name, namespace: s.object.namespace },
-      status,
+      status: statusDocument(s, at),
     };
     const folder = join(dir, s.object.cluster);
     const file = join(folder, `${s.object.kind.toLowerCase()}-${s.object.namespace}-${s.object.name}.yaml`);

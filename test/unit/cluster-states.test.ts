@@ -1,7 +1,7 @@
 /**
  * Drain, disable and priority as kedge.yaml declares them, in the parts that run without a Worker: the
- * settings' checks, what the compiler puts in the table, where a retry goes, what explain says and what
- * the status page shows. The Worker's behaviour is test/worker/cluster-states.test.ts.
+ * settings' checks, what the compiler puts in the table, where a retry goes, and what explain says. The
+ * Worker's behaviour and its status page are test/worker/cluster-states.test.ts.
  */
 import { describe, it } from "vitest";
 import { parse } from "yaml";
@@ -11,7 +11,6 @@ import { explainRequest } from "../../src/routing/explain";
 import { prepareTable } from "../../src/routing/prepared-table";
 import { preferredByPriority } from "../../src/routing/priority";
 import type { CompiledEndpoint, RouteTable } from "../../src/table/route-table";
-import { statusPage } from "../../src/worker/status-page";
 import { compileYaml } from "../support/compile-fixture";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 
@@ -121,7 +120,7 @@ describe("choosing by priority", () => {
   });
 });
 
-describe("explain and the status page", () => {
+describe("explain", () => {
   it("explain marks a draining cluster's endpoints and gives each endpoint's priority", async ({ expect }) => {
     const table = await compile("    - { name: east }\n    - { name: west, state: Draining }\n    - { name: south, priority: 1 }\n");
     const request = {
@@ -140,33 +139,5 @@ describe("explain and the status page", () => {
       ["west", false, true, 0],
       ["south", false, false, 1],
     ]);
-  });
-
-  it("the status page lists each cluster's state, priority and how old a stale snapshot is", ({ expect }) => {
-    const page = statusPage({
-      table: { name: "states", version: "v" },
-      minutes: 15,
-      traffic: [],
-      health: null,
-      backends: [],
-      clusters: { west: { draining: true }, south: { priority: 1, staleSince: "2026-11-26T10:00:00.000Z" } },
-      now: Date.parse("2026-11-26T10:04:10.000Z"),
-    });
-    expect(page).toContain('data-cluster-state="west" data-draining="true" data-disabled="false" data-priority="0"');
-    expect(page).toContain("draining: pinned sessions only");
-    expect(page).toContain(
-      'data-cluster-state="south" data-draining="false" data-disabled="false" data-priority="1" data-stale-since="2026-11-26T10:00:00.000Z"',
-    );
-    expect(page).toContain("API unreachable since 2026-11-26T10:00:00.000Z (last snapshot 4m 10s old)");
-    const quiet = statusPage({
-      table: { name: "s", version: "v" },
-      minutes: 15,
-      traffic: [],
-      health: null,
-      backends: [],
-      clusters: {},
-      now: 0,
-    });
-    expect(quiet).not.toContain("cluster-states");
   });
 });

@@ -9,6 +9,7 @@ import { afterEach, describe, inject, it } from "vitest";
 import { endpointSlice, service, yamlDocs } from "../support/manifests";
 import { cronRun, setOriginHealth } from "./active-health";
 import { compileYaml } from "./compile";
+import { statusPage } from "../../src/worker/status-page";
 import { dispatch } from "./dispatch";
 import { publishTable } from "./seed-table";
 
@@ -172,5 +173,35 @@ describe("a standby cluster (priority 1)", () => {
     await setOriginHealth(ports.v1, 503);
     await cronRun();
     expect(await answered(40)).toEqual([ORIGIN.west, ORIGIN.south]);
+  });
+});
+
+describe("the status page", () => {
+  it("lists each cluster's state, priority and how old a stale snapshot is", ({ expect }) => {
+    const page = statusPage({
+      table: { name: "states", version: "v" },
+      minutes: 15,
+      traffic: [],
+      health: null,
+      backends: [],
+      clusters: { west: { draining: true }, south: { priority: 1, staleSince: "2026-11-26T10:00:00.000Z" } },
+      now: Date.parse("2026-11-26T10:04:10.000Z"),
+    });
+    expect(page).toContain('data-cluster-state="west" data-draining="true" data-disabled="false" data-priority="0"');
+    expect(page).toContain("draining: pinned sessions only");
+    expect(page).toContain(
+      'data-cluster-state="south" data-draining="false" data-disabled="false" data-priority="1" data-stale-since="2026-11-26T10:00:00.000Z"',
+    );
+    expect(page).toContain("API unreachable since 2026-11-26T10:00:00.000Z (last snapshot 4m 10s old)");
+    const quiet = statusPage({
+      table: { name: "s", version: "v" },
+      minutes: 15,
+      traffic: [],
+      health: null,
+      backends: [],
+      clusters: {},
+      now: 0,
+    });
+    expect(quiet).not.toContain("cluster-states");
   });
 });

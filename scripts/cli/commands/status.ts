@@ -18,6 +18,11 @@ interface ClusterStatus {
   endpoints: number;
   ready: number;
   unhealthy: string[];
+  draining?: true;
+  disabled?: true;
+  priority?: number;
+  /** The cluster's API stopped answering `sync --watch` then: the table holds its last snapshot. */
+  staleSince?: string;
 }
 
 export interface StatusData {
@@ -30,21 +35,33 @@ export interface StatusData {
   historyProblem?: string;
 }
 
-/** Each cluster's endpoints (each counted once, though several backends share it), ready and unhealthy. */
+/** Each cluster's endpoints (each counted once, though several backends share it), ready and unhealthy, and what the table says of it. */
 function clusterStatuses(table: RouteTable | null, unhealthy: Set<string>): ClusterStatus[] {
   const byCluster = new Map<string, ClusterStatus>();
+  for (const [cluster, facts] of Object.entries(table?.clusters ?? {})) byCluster.set(cluster, { cluster, endpoints: 0, ready: 0, unhealthy: [], ...facts });
   const seen = new Set<string>();
   for (const backend of Object.values(table?.backends ?? {}))
     for (const e of backend.endpoints) {
       if (seen.has(e.id)) continue;
       seen.add(e.id);
-      const c = byCluster.get(e.cluster) ?? { cluster: e.cluster, endpoints: 0, ready: 0, unhealthy: [] };
+      const c = byCluster.get(e.cluster) ?? { cluster: e.cluster, endpoints: 0, ready: 0, unhealthy: [], ...table?.clusters?.[e.cluster] };
       c.endpoints++;
       if (e.ready && !e.terminating) c.ready++;
       if (unhealthy.has(e.id)) c.unhealthy.push(e.id);
       byCluster.set(e.cluster, c);
     }
   return [...byCluster.values()].sort((a, b) => a.cluster.localeCompare(b.cluster));
+}
+
+/** "3 of 4 endpoints ready, unhealthy: …; draining; priority 1; API unreachable since … (snapshot 4m old)" */
+function clusterLine(c: ClusterStatus, now: number): string {
+  const parts = [
+    c.disabled ? "disabled: no endpoints served" : `${c.ready} of ${count(c.endpoints, "endpoint")} ready${c.unhealthy.length > 0 ? `, unhealthy: ${c.unhealthy.join(", ")}` : ""}`,
+    ...(c.draining ? ["draining: pinned sessions only"] : []),
+    ...(c.priority ? [`priority ${c.priority}`] : []),
+    ...(c.staleSince ? [`API unreachable since ${c.staleSince} (snapshot ${Math.round((now - Date.parse(c.staleSince)) / 60_000)} min old)`] : []),
+  ];
+  return parts.join("; ");
 }
 
 export const statusCommand = command<TargetOptions & OutputOptions>({
@@ -89,10 +106,7 @@ export const statusCommand = command<TargetOptions & OutputOptions>({
           health
             ? `  active health: record of ${health.updatedAt}`
             : "  active health: no record (no Cron Trigger run yet, or nothing ever unhealthy)",
-          ...clusters.map(
-            (c) =>
-              `  cluster ${c.cluster}: ${c.ready} of ${count(c.endpoints, "endpoint")} ready${c.unhealthy.length > 0 ? `, unhealthy: ${c.unhealthy.join(", ")}` : ""}`,
-          ),
+          ...clusters.map((c) => `  cluster ${c.cluster}: ${clusterLine(c, Date.now())}`),
         ];
         return { code: EXIT.OK, data, text };
       }),

@@ -3,12 +3,20 @@ import { type CompileSummary, compileForEdge } from "../../sync/compile-for-edge
 import { loadConfig, withLiveClusters } from "../../sync/load-config";
 import { withStore } from "../../sync/open-store";
 import { PUSH_WAIT_MS, pushTable } from "../../sync/publish";
+import { describeStatusWrites, writeBackStatuses } from "../../sync/status-write-back";
+import type { StatusWrites } from "../../kube/status-writer";
 import { command, type CommandIO, EXIT, type Outcome } from "../command";
-import { OUTPUT_FLAGS, SHARD_SIZE_FLAG, storeTarget, TARGET_FLAGS } from "../flags";
+import { OUTPUT_FLAGS, parseDurationFlag, SHARD_SIZE_FLAG, storeTarget, TARGET_FLAGS } from "../flags";
+import { WatchLoop, type WatchSummary } from "../../sync/watch-loop";
 import { type CompiledConfig, type DiffData, type DiffOptions, diffWithServed, STATUS_OUT_FLAG, STRICT_FLAG } from "./diff";
 
 export interface SyncOptions extends DiffOptions {
   dryRun?: boolean;
+  watch?: boolean;
+  debounce: number;
+  staleAfter: number;
+  /** `--no-write-status` makes this false: live clusters are only read. */
+  writeStatus: boolean;
 }
 
 export type SyncData =
@@ -17,10 +25,33 @@ export type SyncData =
       written: boolean;
       historyProblem?: string;
       push?: { changed: boolean; version: string; previous?: string; pruned: string[]; target: string; history: string[] };
+      statusWrites?: StatusWrites[];
     });
 
+/** `--watch`: the loop runs until SIGTERM or SIGINT; its outcome says how many cycles and pushes it made. */
+function watchAndSync(options: SyncOptions, io: CommandIO): Promise<Outcome<WatchSummary>> {
+  const where = storeTarget(options);
+  return withStore(where, "write", { waiting: io.note }, async (store) => {
+    const settings = {
+      configDir: options.config,
+      where,
+      checks: { strict: options.strict ?? false, shardBytes: options.shardSize, statusOut: options.statusOut },
+      debounceMs: options.debounce,
+      staleAfterMs: options.staleAfter,
+      writeStatus: options.writeStatus,
+    };
+    const summary = await new WatchLoop(settings, store, io).run();
+    return {
+      code: EXIT.OK,
+      data: summary,
+      text: [`kedge sync --watch stopped after ${summary.cycles} cycles and ${summary.pushes} pushes; the edge serves ${summary.served ?? "what it served before"}`],
+    };
+  });
+}
+
 /** Compiles, checks and pushes (or with --dry-run, compares). `compiled`: a config the caller already read and compiled. */
-export function syncTable(options: SyncOptions, io: CommandIO, compiled?: CompiledConfig): Promise<Outcome<SyncData>> {
+export function syncTable(options: SyncOptions, io: CommandIO, compiled?: CompiledConfig): Promise<Outcome<SyncData | WatchSummary>> {
+  if (options.watch) return watchAndSync(options, io);
   if (options.dryRun) return diffWithServed(options, io, EXIT.OK, compiled);
   const where = storeTarget(options);
   return withStore(where, "write", { progress: io.progress, waiting: io.note }, async (store) => {
@@ -39,6 +70,10 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
       target: kv.description,
     }));
     if (outcome.historyProblem) io.note(`! ${outcome.historyProblem}`);
+    // The verdict goes back to the clusters once the edge serves what it describes.
+    const statusWrites = options.writeStatus && loaded.live.length > 0 ? await writeBackStatuses(loaded.live, checked.result.statuses) : [];
+    const described = describeStatusWrites(statusWrites);
+    for (const problem of described.problems) io.note(problem);
     const shards = checked.plan.shards.length;
     return {
       code: EXIT.OK,
@@ -47,6 +82,7 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
         ...(outcome.historyProblem ? { historyProblem: outcome.historyProblem } : {}),
         written: outcome.changed,
         push: { ...outcome, target, history: outcome.history.map((h) => h.version) },
+        ...(statusWrites.length > 0 ? { statusWrites } : {}),
       },
       text: [
         ...checked.report,
@@ -54,6 +90,7 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
         outcome.changed
           ? `wrote table ${name}@${outcome.version}${shards > 0 ? ` in ${shards} shards by host` : ""} to ${target} (previous: ${outcome.previous ?? "none"})`
           : `table ${name}@${outcome.version} is already current in ${target}; nothing written`,
+        ...described.lines,
       ],
     };
   });
@@ -67,16 +104,34 @@ export const syncCommand = command<SyncOptions>({
   flags: [
     ...TARGET_FLAGS,
     { flags: "--dry-run", description: "show what would change against the served table and write nothing (as `kedge diff`, but exit 0)" },
+    {
+      flags: "--watch",
+      description:
+        "keep running: watch the live clusters and the config folder, and after each quiet period push the table if it changed and write status back; SIGTERM stops it",
+      conflicts: ["dryRun"],
+    },
+    { flags: "--debounce <duration>", description: "with --watch: the quiet period after a change", default: 1000, defaultText: "1s", parse: (text) => parseDurationFlag(text, "--debounce") },
+    {
+      flags: "--stale-after <duration>",
+      description: "with --watch: how long a cluster whose API stopped answering keeps its last snapshot's endpoints",
+      default: 600_000,
+      defaultText: "10m",
+      parse: (text) => parseDurationFlag(text, "--stale-after"),
+    },
     STRICT_FLAG,
     STATUS_OUT_FLAG,
+    {
+      flags: "--no-write-status",
+      description: "do not write status back into the clusters read through their API (kubeContext); by default each object's status is written after the push",
+    },
     SHARD_SIZE_FLAG,
     ...OUTPUT_FLAGS,
   ],
   exitCodes: {
-    0: "written, or already current (warnings allowed)",
+    0: "written, or already current (warnings allowed; a status the cluster refused is a warning)",
     1: "--strict and the report has errors; nothing written",
     2: "input that cannot be used (a flag, a YAML syntax error, a deployment the table would fail in, a store or login); nothing written",
   },
-  examples: ["kedge sync", "kedge sync --remote --env production", "kedge sync --dry-run --json"],
+  examples: ["kedge sync", "kedge sync --remote --env production", "kedge sync --dry-run --json", "kedge sync --watch --remote --env production"],
   run: (options, _args, io) => syncTable(options, io),
 });

@@ -186,9 +186,14 @@ export function reportGateways(listeners: EdgeListener[], book: StatusBook): voi
     const across = copies.length > 1 ? `; one Gateway across clusters ${copies.map((c) => c.cluster).join(", ")}` : "";
     const conditions = served > 0 ? [accepted(`${served} of ${ls.length} listeners served${across}`), programmed()] : notServed();
     const views = ls.map((l) => book.listenerView(l.id, l.name));
+    // Where clients reach it: the edge's addresses are Cloudflare's, so the names it is served under.
+    const addresses = [
+      ...new Set(ls.filter(isServed).flatMap((l) => l.addresses ?? (l.hostname && !l.hostname.startsWith("*") ? [l.hostname] : []))),
+    ];
     for (const copy of copies) {
       book.setConditions(copy, conditions);
       book.setListeners(copy, views, sets.get(gateway)?.size);
+      book.setAddresses(copy, addresses);
       if (copies.length > 1) book.setAggregate(copy, { clusters: copies.map((c) => c.cluster) });
     }
   }

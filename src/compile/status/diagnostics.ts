@@ -64,6 +64,8 @@ export interface ResourceStatus {
   listeners?: { name: string; attachedRoutes: number; conditions: Condition[] }[];
   /** Gateway: how many ListenerSets attached listeners to it. */
   attachedListenerSets?: number;
+  /** Gateway: the hostnames the edge serves it on (its Hostname addresses, else its served listeners' exact hostnames). */
+  addresses?: string[];
   /** GatewayClass: the features the controller supports, in upstream's vocabulary. */
   supportedFeatures?: string[];
   /**

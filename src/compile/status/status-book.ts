@@ -83,6 +83,11 @@ export class StatusBook {
     this.entry(subject).aggregate = aggregate;
   }
 
+  /** A Gateway's addresses, as hostnames. */
+  setAddresses(subject: Subject, hostnames: string[]): void {
+    if (hostnames.length > 0) this.entry(subject).addresses = hostnames;
+  }
+
   /** The GatewayClass's supported features. */
   setSupportedFeatures(subject: Subject, features: string[]): void {
     this.entry(subject).supportedFeatures = features;

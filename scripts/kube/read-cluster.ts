@@ -1,0 +1,63 @@
+/**
+ * @module A cluster read through the Kubernetes API (kedge.yaml `kubeContext`) once: like kubectl, ask the
+ * API server which versions it serves (discovery), then list every kind kedge reads in all namespaces.
+ * The answers are the API server's JSON lists, read by the same parser as `kubectl get -o json` output. A
+ * kind the cluster does not have (its CRD not installed) is skipped. A cluster that cannot be reached, or
+ * that refuses the listing, stops the sync with its name and the reason: its objects are never dropped
+ * from the table in silence.
+ */
+import type { ClusterSettings } from "../../src/compile/input/edge-config";
+import type { Manifest } from "../../src/gateway-api/manifest";
+import { parseManifestFile, type SkippedDocument } from "../../src/gateway-api/parse-manifests";
+import { UserError } from "../sync/user-error";
+import { type ApiAnswer, ApiUnreachable, KubeApi, statusMessage } from "./api-client";
+import { discoverListings, type Listing } from "./discovery";
+
+export interface ClusterObjects {
+  manifests: Manifest[];
+  skipped: SkippedDocument[];
+}
+
+/** A GET whose refusal stops the read: 401 and 403 name what to grant, another failure the status. */
+export async function readable(api: KubeApi, path: string): Promise<ApiAnswer> {
+  const answer = await api.request("GET", path);
+  if (answer.status === 401 || answer.status === 403)
+    throw new UserError(
+      `${api.where}: not allowed to read ${path} (HTTP ${answer.status}: ${statusMessage(answer).slice(0, 200)}); nothing was written`,
+      "grant the context's user get, list and watch on the kinds kedge reads (config/rbac/kedge-sync.yaml; README: live clusters)",
+    );
+  if (answer.status !== 200 && answer.status !== 404)
+    throw new UserError(`${api.where}: ${path} answered HTTP ${answer.status}; nothing was written`, "check the API server's health");
+  return answer;
+}
+
+/** The objects of one listing's answer (a List, as `kubectl get -o json` prints it). */
+export const objectsOf = (api: KubeApi, listing: Listing, body: string): ClusterObjects =>
+  parseManifestFile(api.cluster.name, `kube:${api.cluster.kubeContext}${listing.path}`, body);
+
+/** A live cluster as read: its API and what it serves, for writing status back. */
+export interface LiveCluster {
+  api: KubeApi;
+  listings: Listing[];
+}
+
+/** Every object kedge reads from one live cluster. */
+export async function readLiveCluster(cluster: ClusterSettings): Promise<ClusterObjects & LiveCluster> {
+  const api = KubeApi.forCluster(cluster);
+  try {
+    const ask = (path: string) => readable(api, path);
+    const listings = await discoverListings(ask);
+    const read: ClusterObjects & LiveCluster = { manifests: [], skipped: [], api, listings };
+    for (const listing of listings) {
+      const answer = await ask(listing.path);
+      if (answer.status === 404) continue;
+      const parsed = objectsOf(api, listing, answer.body);
+      read.manifests.push(...parsed.manifests);
+      read.skipped.push(...parsed.skipped);
+    }
+    return read;
+  } catch (error) {
+    if (error instanceof ApiUnreachable) throw new UserError(`${error.message}; nothing was written`, error.hint);
+    throw error;
+  }
+}
