@@ -150,7 +150,7 @@ async function main(): Promise<void> {
   };
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   writeReadmeTable(results);
-  console.log(`\nwrote ${out} and the README's performance table`);
+  console.log(`\nwrote ${out} and the performance table of docs/performance.md`);
 }
 
 main().catch((error: unknown) => {

@@ -1,6 +1,6 @@
 /**
- * @module The README's performance table, written by `npm run bench` from the figures it just measured:
- * the README always shows the latest run, and nobody copies numbers by hand.
+ * @module The performance table of docs/performance.md, written by `npm run bench` from the figures it
+ * just measured: the page always shows the latest run, and nobody copies numbers by hand.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,7 +11,8 @@ import { fmt } from "./stats";
 import type { SyncFigure, SyncScaleFigure } from "./sync-bench";
 import type { ThroughputFigure } from "./throughput-bench";
 
-export const README_FILE = join(import.meta.dirname, "..", "..", "README.md");
+/** The page that shows the performance table (the README links to it). */
+export const PERFORMANCE_FILE = join(import.meta.dirname, "..", "..", "docs", "performance.md");
 const START = "<!-- bench:start -->";
 const END = "<!-- bench:end -->";
 
@@ -93,8 +94,8 @@ export function benchTable(r: BenchResults): string {
   return `Latest run: ${run}.\n\n${markdownTable(["measure", "figure", "goal"], rows)}`;
 }
 
-/** Writes the table into the README between its bench markers. */
+/** Writes the table into docs/performance.md between its bench markers (the name is from when the README held it). */
 export function writeReadmeTable(results: BenchResults): void {
-  const readme = readFileSync(README_FILE, "utf8");
-  writeFileSync(README_FILE, replaceBetween(readme, START, END, benchTable(results)));
+  const page = readFileSync(PERFORMANCE_FILE, "utf8");
+  writeFileSync(PERFORMANCE_FILE, replaceBetween(page, START, END, benchTable(results)));
 }

@@ -50,7 +50,8 @@ export const OUTPUT_FLAGS: Flag[] = [
   { flags: "--json", description: "the same as -o json" },
 ];
 
-export const outputFormat = (options: OutputOptions): OutputFormat => (options.json ? "json" : options.output);
+/** The output a command's flags ask for; text for a command without output flags. */
+export const outputFormat = (options: Partial<OutputOptions>): OutputFormat => (options.json ? "json" : (options.output ?? "text"));
 
 const UNITS: Record<string, number> = { "": 1, b: 1, kib: 1024, kb: 1000, mib: 2 ** 20, mb: 1e6 };
 
@@ -76,7 +77,8 @@ export const SHARD_SIZE_FLAG: Flag = {
 /** A duration like 500ms, 2s or 10m (at most a day), in milliseconds. */
 export function parseDurationFlag(text: string, flag: string): number {
   const ms = parseDuration(text);
-  if (ms === null || ms <= 0 || ms > 86_400_000) throw new UserError(`${flag} ${JSON.stringify(text)} is not a duration from 1ms to 24h`, `for example ${flag} 2s`);
+  if (ms === null || ms <= 0 || ms > 86_400_000)
+    throw new UserError(`${flag} ${JSON.stringify(text)} is not a duration from 1ms to 24h`, `for example ${flag} 2s`);
   return ms;
 }
 

@@ -4,22 +4,16 @@
  * because it is the most used Node CLI library, so its conventions are the ones users know). Every
  * outcome is printed by render.ts; every error ends in one of the documented exit codes.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { Command, CommanderError, Option } from "commander";
+import { Command, CommanderError } from "commander";
+import { packageVersion } from "../lib/package-files";
 import { UserError } from "../sync/user-error";
-import { type CommandIO, EXIT, type Flag, type KedgeCommand } from "./command";
+import { EXIT } from "./command";
+import { type CliIO, commandIO, commandOf } from "./command-line";
 import { COMMANDS } from "./commands";
-import { outputFormat, type OutputOptions } from "./flags";
+import type { OutputOptions } from "./flags";
 import { render } from "./render";
 
-/** Where the command line writes: stdout and stderr, or a test's buffers. */
-export interface CliIO {
-  out(text: string): void;
-  err(text: string): void;
-  /** Whether stderr is a terminal (progress lines are for a person watching). */
-  isTTY?: boolean;
-}
+export { type CliIO, commandIO, parseOptions } from "./command-line";
 
 /** Flags earlier releases took on the sync, and what replaced them. */
 const REPLACED_FLAGS: Record<string, string> = {
@@ -27,72 +21,7 @@ const REPLACED_FLAGS: Record<string, string> = {
   "--rollback": "kedge rollback [VERSION] (in the repository: npm run kedge -- rollback)",
 };
 
-export const PACKAGE_VERSION = (
-  JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "package.json"), "utf8")) as { version: string }
-).version;
-
-function toOption(flag: Flag): Option {
-  // A default computed at run time (none here) is still named in help.
-  const described =
-    flag.default === undefined && flag.defaultText ? `${flag.description} (default: ${flag.defaultText})` : flag.description;
-  const option = new Option(flag.flags, described);
-  if (flag.default !== undefined) option.default(flag.default, flag.defaultText);
-  if (flag.choices) option.choices(flag.choices);
-  if (flag.parse) option.argParser(flag.parse);
-  if (flag.conflicts) option.conflicts(flag.conflicts);
-  if (flag.hidden) option.hideHelp();
-  return option;
-}
-
-function exitCodesText(c: KedgeCommand): string {
-  const codes = Object.entries(c.exitCodes).map(([code, when]) => `  ${code}  ${when}`);
-  codes.push(`  ${EXIT.BUG}  a bug in kedge (please report it with the output)`);
-  const examples = c.examples?.length ? `\nExamples:\n${c.examples.map((e) => `  ${e}`).join("\n")}\n` : "";
-  return `${examples}\nExit codes:\n${codes.join("\n")}`;
-}
-
-/** `key=value` pairs, values quoted when they hold spaces or quotes (logfmt). */
-export function logfmt(fields: Record<string, unknown>): string {
-  return Object.entries(fields)
-    .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => {
-      const text = typeof v === "string" ? v : JSON.stringify(v);
-      return `${k}=${/[\s"=]/.test(text) || text === "" ? JSON.stringify(text) : text}`;
-    })
-    .join(" ");
-}
-
-/** What a command writes to, for `options`' output format, on `io`. */
-export function commandIO(options: OutputOptions, io: CliIO): CommandIO {
-  const format = outputFormat(options);
-  const forPerson = format === "text";
-  return {
-    format,
-    record: (fields) => io.out(forPerson ? logfmt(fields) : JSON.stringify(fields)),
-    note: (line) => {
-      if (forPerson) io.err(line);
-    },
-    ...(forPerson && io.isTTY ? { progress: (line: string) => io.err(line) } : {}),
-  };
-}
-
-/** A commander command with the flags and arguments of `c`. */
-function commandOf(c: KedgeCommand): Command {
-  const sub = new Command(c.name).summary(c.summary).description(c.description).helpOption("-h, --help", "this help");
-  for (const a of c.arguments ?? []) sub.argument(a.required ? `<${a.name}>` : `[${a.name}]`, a.description);
-  for (const flag of c.flags) sub.addOption(toOption(flag));
-  return sub.addHelpText("after", exitCodesText(c));
-}
-
-/**
- * A command's options as its run receives them, parsed from `argv` by the same rules as the command line
- * (for code that runs a command in-process, e.g. `npm start` running the sync on what it compiled).
- */
-export function parseOptions<Options>(c: KedgeCommand, argv: string[]): Options {
-  const sub = commandOf(c).exitOverride();
-  sub.parse(argv, { from: "user" });
-  return sub.opts<Options & object>();
-}
+export const PACKAGE_VERSION = packageVersion();
 
 /** The program for one run: commander keeps parsed values on its objects, so each run builds its own. */
 function buildProgram(io: CliIO, finished: (code: number) => void): Command {

@@ -95,7 +95,9 @@ export class KubeApi {
         res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
         res.on("error", (error) => reject(this.unreachable(error)));
       });
-      req.setTimeout(TIMEOUT_MS, () => req.destroy(Object.assign(new Error(`no answer within ${TIMEOUT_MS / 1000} s`), { code: "ETIMEDOUT" })));
+      req.setTimeout(TIMEOUT_MS, () =>
+        req.destroy(Object.assign(new Error(`no answer within ${TIMEOUT_MS / 1000} s`), { code: "ETIMEDOUT" })),
+      );
       req.on("error", (error) => reject(this.unreachable(error)));
       req.end(body?.text);
     });

@@ -105,13 +105,16 @@ export class ClusterWatch {
     const resourceVersion = String((body.metadata as Json | undefined)?.resourceVersion ?? "");
     const before = this.states.get(listing.path);
     this.states.set(listing.path, { listing, resourceVersion, objects });
-    const same = before && before.objects.size === objects.size && [...objects].every(([k, o]) => before.objects.has(k) && specOnly(before.objects.get(k)!) === specOnly(o));
+    const same =
+      before &&
+      before.objects.size === objects.size &&
+      [...objects].every(([k, o]) => before.objects.has(k) && specOnly(before.objects.get(k)!) === specOnly(o));
     if (!same && this.listed) this.changed(`cluster ${this.cluster.name}: ${listing.kind} listed again`);
   }
 
   private async run(): Promise<void> {
     const { signal } = this.abort;
-    for (let failures = 0; !signal.aborted; ) {
+    for (let failures = 0; !signal.aborted;) {
       try {
         this.listings = await discoverListings((path) => readable(this.api, path));
         for (const listing of this.listings) await this.list(listing);
@@ -153,22 +156,26 @@ export class ClusterWatch {
       const state = this.states.get(listing.path)!;
       const query = `watch=1&allowWatchBookmarks=true&timeoutSeconds=${WATCH_SECONDS}&resourceVersion=${encodeURIComponent(state.resourceVersion)}`;
       let gone = false;
-      const answer: ApiAnswer = await this.api.stream(`${listing.path}?${query}`, (line) => {
-        const event = JSON.parse(line) as WatchEvent;
-        if (event.type === "ERROR") {
-          if (event.object.code === 410) gone = true;
-          return;
-        }
-        const rv = event.object.metadata?.resourceVersion;
-        if (rv) state.resourceVersion = rv;
-        if (event.type === "BOOKMARK") return;
-        const key = keyOf(event.object);
-        const before = state.objects.get(key);
-        if (event.type === "DELETED") state.objects.delete(key);
-        else state.objects.set(key, event.object);
-        if (event.type === "DELETED" || !before || specOnly(before) !== specOnly(event.object))
-          this.changed(`cluster ${this.cluster.name}: ${listing.kind} ${key.replace(/^\//, "")} ${event.type.toLowerCase()}`);
-      }, signal);
+      const answer: ApiAnswer = await this.api.stream(
+        `${listing.path}?${query}`,
+        (line) => {
+          const event = JSON.parse(line) as WatchEvent;
+          if (event.type === "ERROR") {
+            if (event.object.code === 410) gone = true;
+            return;
+          }
+          const rv = event.object.metadata?.resourceVersion;
+          if (rv) state.resourceVersion = rv;
+          if (event.type === "BOOKMARK") return;
+          const key = keyOf(event.object);
+          const before = state.objects.get(key);
+          if (event.type === "DELETED") state.objects.delete(key);
+          else state.objects.set(key, event.object);
+          if (event.type === "DELETED" || !before || specOnly(before) !== specOnly(event.object))
+            this.changed(`cluster ${this.cluster.name}: ${listing.kind} ${key.replace(/^\//, "")} ${event.type.toLowerCase()}`);
+        },
+        signal,
+      );
       if (signal.aborted) return;
       this.answered();
       if (answer.status === 410 || gone) await this.list(listing);

@@ -24,7 +24,7 @@ export async function readable(api: KubeApi, path: string): Promise<ApiAnswer> {
   if (answer.status === 401 || answer.status === 403)
     throw new UserError(
       `${api.where}: not allowed to read ${path} (HTTP ${answer.status}: ${statusMessage(answer).slice(0, 200)}); nothing was written`,
-      "grant the context's user get, list and watch on the kinds kedge reads (config/rbac/kedge-sync.yaml; README: live clusters)",
+      "grant the context's user get, list and watch on the kinds kedge reads (config/rbac/kedge-sync.yaml; docs/live-clusters.md)",
     );
   if (answer.status !== 200 && answer.status !== 404)
     throw new UserError(`${api.where}: ${path} answered HTTP ${answer.status}; nothing was written`, "check the API server's health");

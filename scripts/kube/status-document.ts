@@ -20,7 +20,8 @@ interface ApiCondition {
   lastTransitionTime: string;
 }
 
-const asList = (value: unknown): Json[] => (Array.isArray(value) ? value.filter((v): v is Json => typeof v === "object" && v !== null) : []);
+const asList = (value: unknown): Json[] =>
+  Array.isArray(value) ? value.filter((v): v is Json => typeof v === "object" && v !== null) : [];
 
 /** Conditions as the API writes them; observedGeneration only when the object had a generation to observe. */
 function conditions(list: Condition[], at: string, generation: number | undefined, before: unknown): ApiCondition[] {

@@ -50,17 +50,27 @@ async function writeOne(api: KubeApi, listing: Listing, s: ResourceStatus, at: s
     if (current.status !== 200) return { failed: refusal(current, listing, "read") };
     const object = JSON.parse(current.body) as { metadata?: { resourceVersion?: string }; spec?: Json; status?: Json };
     if (s.object.kind === "GatewayClass" && object.spec?.controllerName !== KEDGE_CONTROLLER)
-      return { skipped: `its controllerName is ${JSON.stringify(object.spec?.controllerName)}, not ${KEDGE_CONTROLLER}: its status is that controller's` };
+      return {
+        skipped: `its controllerName is ${JSON.stringify(object.spec?.controllerName)}, not ${KEDGE_CONTROLLER}: its status is that controller's`,
+      };
     const status = statusDocument(s, at, object.status ?? {});
     if (!changesStatus(status, object.status ?? {})) return { unchanged: true };
     const patch = { metadata: { resourceVersion: object.metadata?.resourceVersion }, status };
     const answer = await api.request("PATCH", `${path}/status`, { type: "application/merge-patch+json", text: JSON.stringify(patch) });
     if (answer.status === 200) return { written: true };
     if (answer.status === 409) continue;
-    if (answer.status === 404) return { failed: { problem: `${listing.plural}.${listing.group} has no status subresource here (HTTP 404)`, fix: "install the CRD with its status subresource" } };
+    if (answer.status === 404)
+      return {
+        failed: {
+          problem: `${listing.plural}.${listing.group} has no status subresource here (HTTP 404)`,
+          fix: "install the CRD with its status subresource",
+        },
+      };
     return { failed: refusal(answer, listing, "write") };
   }
-  return { failed: { problem: `another writer changed it ${CONFLICT_TRIES} times while kedge merged its status`, fix: "the next sync writes it" } };
+  return {
+    failed: { problem: `another writer changed it ${CONFLICT_TRIES} times while kedge merged its status`, fix: "the next sync writes it" },
+  };
 }
 
 function refusal(answer: ApiAnswer, listing: Listing, what: "read" | "write"): Omit<StatusWriteProblem, "object"> {
@@ -68,7 +78,10 @@ function refusal(answer: ApiAnswer, listing: Listing, what: "read" | "write"): O
   if (answer.status === 401 || answer.status === 403)
     return {
       problem: `not allowed to ${what === "write" ? `patch ${listing.plural}/status` : `get ${listing.plural}`} (HTTP ${answer.status}: ${message})`,
-      fix: what === "write" ? missingRule(listing) : `grant get, list and watch on ${listing.plural}.${listing.group} (config/rbac/kedge-sync.yaml)`,
+      fix:
+        what === "write"
+          ? missingRule(listing)
+          : `grant get, list and watch on ${listing.plural}.${listing.group} (config/rbac/kedge-sync.yaml)`,
     };
   return { problem: `HTTP ${answer.status}: ${message}` };
 }
@@ -81,7 +94,12 @@ const listingOf = (listings: Listing[], s: ResourceStatus): Listing | undefined 
  * Writes every status of `api`'s cluster. Never throws for one object: each outcome is in the report; a
  * server that stops answering midway fails the objects not yet written.
  */
-export async function writeClusterStatuses(api: KubeApi, listings: Listing[], statuses: ResourceStatus[], now = new Date()): Promise<StatusWrites> {
+export async function writeClusterStatuses(
+  api: KubeApi,
+  listings: Listing[],
+  statuses: ResourceStatus[],
+  now = new Date(),
+): Promise<StatusWrites> {
   const at = transitionTime(now);
   const report: StatusWrites = { cluster: api.cluster.name, written: [], unchanged: 0, skipped: [], failed: [] };
   const mine = statuses.filter((s) => s.object.cluster === api.cluster.name);

@@ -5,20 +5,20 @@
  */
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join, resolve } from "node:path";
-import { build } from "esbuild";
+import { dirname, join, resolve } from "node:path";
 import type * as MiniflareModule from "miniflare";
 import type { Miniflare, WorkerOptions } from "miniflare";
 import { localSessionKey } from "./local-session-key";
+import { fromPackage, packageRoot, resolvePeer } from "./package-files";
 import { type NetworkAddresses, networkStandIns } from "./network-stand-in";
 import { readLocalWorkerOptions } from "./wrangler-config";
 
-const ROOT = resolve(import.meta.dirname, "..", "..");
-
 /** Bundles src/index.ts (or another entry) into one ES module for workerd; returns its path. */
-export async function bundleWorker(outDir: string, entry = join(ROOT, "src/index.ts")): Promise<string> {
+export async function bundleWorker(outDir: string, entry = join(packageRoot(), "src/index.ts")): Promise<string> {
   mkdirSync(outDir, { recursive: true });
   const outfile = join(outDir, "worker.mjs");
+  // Only the repository bundles (the package ships dist/worker.mjs, built when it was packed).
+  const { build } = await import("esbuild");
   await build({
     entryPoints: [entry],
     outfile,
@@ -32,6 +32,12 @@ export async function bundleWorker(outDir: string, entry = join(ROOT, "src/index
     logLevel: "warning",
   });
   return outfile;
+}
+
+/** The Worker to serve: the package's, built when it was packed; in the repository, src/index.ts bundled now. */
+export async function workerScript(): Promise<string> {
+  const root = packageRoot();
+  return fromPackage() ? join(root, "dist", "worker.mjs") : bundleWorker(join(root, ".wrangler", "kedge-bundle"));
 }
 
 export interface LocalGatewayOptions {
@@ -58,24 +64,27 @@ export interface LocalGateway {
 /** The Worker's Miniflare options from wrangler.toml, pointing at a bundled script. */
 export function gatewayWorkerOptions(
   scriptPath: string,
-  wranglerConfig = join(ROOT, "wrangler.toml"),
+  wranglerConfig = join(packageRoot(), "wrangler.toml"),
   vars: Record<string, string> = {},
 ): WorkerOptions {
   const workerOptions = readLocalWorkerOptions(wranglerConfig);
   return {
     ...workerOptions,
     name: "kedge",
+    // Module names are paths below modulesRoot: the script's own folder, wherever kedge is installed
+    // (workerd refuses a name that climbs out of it with "..").
+    modulesRoot: dirname(scriptPath),
     modules: [{ type: "ESModule", path: scriptPath }],
     bindings: { ...workerOptions.bindings, ...vars },
   } as WorkerOptions;
 }
 
 export async function startLocalGateway(options: LocalGatewayOptions = {}): Promise<LocalGateway> {
-  const scriptPath = options.scriptPath ?? (await bundleWorker(join(ROOT, ".wrangler", "kedge-bundle")));
+  const scriptPath = options.scriptPath ?? (await workerScript());
   const persistRoot = options.persistTo ? resolve(options.persistTo, "v3") : undefined;
   // With require: Miniflare is one 3.8 MB CommonJS file, and an ESM import of it first scans it for
   // named exports (about 0.5 s more here).
-  const { Miniflare } = createRequire(import.meta.url)("miniflare") as typeof MiniflareModule;
+  const { Miniflare } = createRequire(import.meta.url)(resolvePeer("miniflare", "serving the edge locally")) as typeof MiniflareModule;
   const gateway = gatewayWorkerOptions(scriptPath, options.wranglerConfig, {
     SESSION_HMAC_KEY: localSessionKey(options.persistTo),
     ...options.vars,

@@ -1,4 +1,4 @@
-/** @module A Markdown table padded as the formatter pads it, so generated README sections are already formatted. */
+/** @module A Markdown table padded as the formatter pads it, so generated sections of the docs are already formatted. */
 
 export function markdownTable(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(3, h.length, ...rows.map((r) => r[i]!.length)));

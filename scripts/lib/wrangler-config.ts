@@ -92,7 +92,7 @@ export function readWranglerFacts(configPath: string, env?: string): WranglerFac
     const where = env === undefined ? "" : ` in environment "${env}" (environments do not inherit kv_namespaces)`;
     throw new UserError(
       `${configPath} has no kv_namespaces entry with binding "${ROUTES_BINDING}" and an id${where}`,
-      "add it (see README: deploying)",
+      "add it (docs/deploying.md)",
     );
   }
   const vars = isTable(section.vars) ? section.vars : {};

@@ -39,11 +39,15 @@ export interface CompiledForEdge {
   report: string[];
   /** Why the table must not be written, when it must not: the exit code and the line that says so. */
   refusal?: { code: 1 | 2; reason: string };
+  /** Objects that failed their schema (as the API server would have refused them). */
+  invalidObjects: number;
 }
 
 export interface CompileChecks {
   /** `--strict`: any error in the report refuses the write (exit 1). */
   strict: boolean;
+  /** `--allow-invalid`: objects that fail their schema are left out and the rest is written; otherwise they refuse the write (exit 1). */
+  allowInvalid?: boolean;
   shardBytes: number;
   /** `--status-out`: each object's status block is written there as YAML. */
   statusOut?: string;
@@ -90,7 +94,12 @@ export async function compileForEdge(
     formatReport({ ...result, skipped: loaded.skipped, clusters: loaded.edge.clusters.map((c) => c.name) }),
     ...loaded.unknownClusterDirs.map((dir) => `! clusters/${dir}/ is not named in kedge.yaml; ignored`),
   ];
-  const compiledForEdge: CompiledForEdge = { result, plan, summary, report };
+  const invalidObjects = new Set(
+    result.diagnostics
+      .filter((d) => d.invalidObject)
+      .map((d) => `${d.object.cluster}/${d.object.kind}/${d.object.namespace}/${d.object.name}`),
+  ).size;
+  const compiledForEdge: CompiledForEdge = { result, plan, summary, report, invalidObjects };
   if (where.target === "remote") {
     const refusals = checkDeployment(loaded, result.table, where, summary, note);
     if (refusals > 0)

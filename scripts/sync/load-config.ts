@@ -61,7 +61,10 @@ export function loadConfig(configDir: string): LoadedConfig {
   }
   const edgeFile = join(configDir, "kedge.yaml");
   if (!existsSync(edgeFile))
-    throw new UserError(`${edgeFile} is missing`, "create it with apiVersion kedge.dev/v1alpha1, kind EdgeConfig (see README)");
+    throw new UserError(
+      `${edgeFile} is missing`,
+      "create it with apiVersion kedge.dev/v1alpha1, kind EdgeConfig (or run `kedge init`; docs/configuration.md)",
+    );
   let document: unknown;
   const edgeText = readFileSync(edgeFile, "utf8");
   try {
@@ -79,7 +82,7 @@ export function loadConfig(configDir: string): LoadedConfig {
   try {
     edge = parseEdgeConfig(document, edgeFile, fileLocator(edgeText)(0));
   } catch (error) {
-    if (error instanceof EdgeConfigError) throw new UserError(error.message, "fix the edge settings file (see README: config format)");
+    if (error instanceof EdgeConfigError) throw new UserError(error.message, "fix the edge settings file (docs/configuration.md)");
     throw error;
   }
   const clustersDir = join(configDir, "clusters");

@@ -112,7 +112,8 @@ async function serve(persistTo, namespaceId) {
   // With require: Miniflare is one 3.8 MB CommonJS file, and an ESM import of it first scans it for
   // named exports (about a second here).
   /** @type {typeof import("miniflare")} */
-  const { Miniflare } = createRequire(import.meta.url)("miniflare");
+  // The Miniflare the sync resolved for it (kedge's peer), else this file's neighbour.
+  const { Miniflare } = createRequire(import.meta.url)(process.argv[4] ?? "miniflare");
   const mf = new Miniflare({
     modules: true,
     script: KV_OVER_HTTP,

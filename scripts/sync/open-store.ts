@@ -4,6 +4,7 @@ import type { KvStore } from "./kv-store";
 import { openLocalKv } from "./local-kv";
 import { PUSH_WAIT_MS } from "./publish";
 import { openRemoteKv } from "./remote-kv";
+import { remotePreflight } from "./remote-preflight";
 import { lockState } from "./state-lock";
 
 /** Which store, resolved from the command line. */
@@ -83,13 +84,17 @@ export class StoreOpenedAhead {
   }
 }
 
-/** Runs `fn` with a store opened ahead (see StoreOpenedAhead) and released after, however `fn` ends. */
+/**
+ * Runs `fn` with a store opened ahead (see StoreOpenedAhead) and released after, however `fn` ends. For the
+ * remote store, the namespace id and the credentials are checked first (remote-preflight.ts).
+ */
 export async function withStore<T>(
   where: StoreTarget,
   intent: "read" | "write",
   listeners: StoreListeners,
   fn: (store: StoreOpenedAhead) => Promise<T>,
 ): Promise<T> {
+  if (where.target === "remote") remotePreflight(where);
   const store = new StoreOpenedAhead(where, intent, listeners);
   try {
     return await fn(store);

@@ -5,14 +5,15 @@
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { resolvePeer } from "../lib/package-files";
 import type { KvStore } from "./kv-store";
 import { StorageError } from "./user-error";
 
 /** The project's wrangler, run with this Node (what `npx wrangler` finds, without npx's start-up per call). */
-const WRANGLER = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
+let wranglerBin: string | undefined;
+const wranglerPath = () => (wranglerBin ??= resolvePeer("wrangler/bin/wrangler.js", "kedge with --remote"));
 
 /** A bulk write's batch: well under the API's 100 MB and 10,000 pairs per request. */
 const PUT_BATCH_BYTES = 40 * 1024 * 1024;
@@ -60,7 +61,7 @@ interface Run {
 
 function wrangler(args: string[]): Promise<Run> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [WRANGLER, ...args], {
+    const child = spawn(process.execPath, [wranglerPath(), ...args], {
       env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
       stdio: ["ignore", "pipe", "pipe"],
     });

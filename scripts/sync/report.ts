@@ -3,7 +3,9 @@ import { type Condition, type Diagnostic, type ObjectRef, parentRefText, type Re
 import type { RouteTable } from "../../src/table/route-table";
 import type { SkippedDocument } from "../../src/gateway-api/parse-manifests";
 
-const objectName = (o: ObjectRef) => `${o.kind} ${o.namespace}/${o.name}`;
+/** Cluster-scoped kinds have no namespace to show. */
+const CLUSTER_SCOPED = new Set(["GatewayClass", "Namespace"]);
+const objectName = (o: ObjectRef) => `${o.kind} ${CLUSTER_SCOPED.has(o.kind) ? "" : `${o.namespace}/`}${o.name}`;
 const where = (o: ObjectRef, at?: Diagnostic["position"]) =>
   o.file ? ` (${o.file}${at ? `:${at.line}:${at.col}` : o.line ? `:${o.line}` : ""})` : "";
 const conditionText = (c: Condition) => `${c.type}=${c.status}${c.status === "True" && c.reason === c.type ? "" : ` ${c.reason}`}`;

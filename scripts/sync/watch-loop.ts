@@ -19,7 +19,8 @@ import { type CompileChecks, compileForEdge } from "./compile-for-edge";
 import type { KvStore } from "./kv-store";
 import { type LoadedConfig, loadConfig } from "./load-config";
 import type { StoreOpenedAhead, StoreTarget } from "./open-store";
-import { PUSH_WAIT_MS, pushTable } from "./publish";
+import { largeDrop } from "./large-drop";
+import { PUSH_WAIT_MS, pushTable, readCurrentTable } from "./publish";
 import { errorCount } from "./report";
 import { UserError } from "./user-error";
 
@@ -27,6 +28,8 @@ export interface WatchSettings {
   configDir: string;
   where: StoreTarget;
   checks: CompileChecks;
+  /** Push even a table that drops most of what the edge serves (large-drop.ts). */
+  force: boolean;
   debounceMs: number;
   staleAfterMs: number;
   writeStatus: boolean;
@@ -143,7 +146,11 @@ export class WatchLoop {
     this.running = this.runCycle(reasons)
       .catch((error: unknown) => {
         // A bug or a store that failed: said, and the next change tries again.
-        this.io.record({ time: new Date().toISOString(), cycle: this.summary.cycles, error: error instanceof Error ? error.message : String(error) });
+        this.io.record({
+          time: new Date().toISOString(),
+          cycle: this.summary.cycles,
+          error: error instanceof Error ? error.message : String(error),
+        });
       })
       .finally(() => {
         this.running = undefined;
@@ -187,20 +194,36 @@ export class WatchLoop {
   private async runCycle(reasons: string[]): Promise<void> {
     const started = Date.now();
     const cycle = ++this.summary.cycles;
-    const base = { time: new Date(started).toISOString(), cycle, trigger: reasons.slice(0, 3).join("; ") + (reasons.length > 3 ? ` (+${reasons.length - 3})` : "") };
+    const base = {
+      time: new Date(started).toISOString(),
+      cycle,
+      trigger: reasons.slice(0, 3).join("; ") + (reasons.length > 3 ? ` (+${reasons.length - 3})` : ""),
+    };
     let loaded: LoadedConfig;
     try {
       loaded = loadConfig(this.settings.configDir);
     } catch (error) {
       if (!(error instanceof UserError)) throw error;
       // A broken kedge.yaml or file mid-edit: the edge keeps what it serves.
-      this.io.record({ ...base, pushed: false, error: `${error.message}${error.hint ? ` (fix: ${error.hint})` : ""}`, served: this.summary.served });
+      this.io.record({
+        ...base,
+        pushed: false,
+        error: `${error.message}${error.hint ? ` (fix: ${error.hint})` : ""}`,
+        served: this.summary.served,
+      });
       return;
     }
     this.reconcileWatches(loaded.edge);
-    const waiting = [...this.watches.values()].filter((w) => !w.listed && w.staleSince === null && Date.now() - this.startedAt < this.settings.staleAfterMs);
+    const waiting = [...this.watches.values()].filter(
+      (w) => !w.listed && w.staleSince === null && Date.now() - this.startedAt < this.settings.staleAfterMs,
+    );
     if (waiting.length > 0) {
-      this.io.record({ ...base, pushed: false, waiting: waiting.map((w) => w.cluster.name).join(","), note: "every live cluster is listed once before the first push" });
+      this.io.record({
+        ...base,
+        pushed: false,
+        waiting: waiting.map((w) => w.cluster.name).join(","),
+        note: "every live cluster is listed once before the first push",
+      });
       this.scheduleStaleBound(Date.now());
       return;
     }
@@ -227,19 +250,45 @@ export class WatchLoop {
       dropped: dropped.join(",") || undefined,
     };
     if (checked.refusal) {
-      this.io.record({ ...base, table: `${loaded.edge.name}@${checked.result.table.version}`, pushed: false, refused: checked.refusal.reason, ...counts });
+      this.io.record({
+        ...base,
+        table: `${loaded.edge.name}@${checked.result.table.version}`,
+        pushed: false,
+        refused: checked.refusal.reason,
+        ...counts,
+      });
       this.scheduleStaleBound(Date.now());
       return;
     }
+    if (!this.settings.force && checked.result.table.version !== this.summary.served) {
+      const current = await this.store.use((kv: KvStore) => readCurrentTable(kv, loaded.edge.name));
+      const drop = current && current.version !== checked.result.table.version ? largeDrop(current, checked.result.table) : null;
+      if (drop) {
+        this.io.record({
+          ...base,
+          table: `${loaded.edge.name}@${checked.result.table.version}`,
+          pushed: false,
+          refused: `${drop} (--force pushes it)`,
+          ...counts,
+        });
+        this.scheduleStaleBound(Date.now());
+        return;
+      }
+    }
     const pushed = await this.push(checked.plan, loaded.edge.name);
     const statuses = this.settings.writeStatus ? await this.writeStatus(checked.result) : [];
-    for (const r of statuses) for (const f of r.failed) this.io.note(`! cluster ${r.cluster}: status of ${f.object} not written: ${f.problem}${f.fix ? `\n    fix: ${f.fix}` : ""}`);
+    for (const r of statuses)
+      for (const f of r.failed)
+        this.io.note(`! cluster ${r.cluster}: status of ${f.object} not written: ${f.problem}${f.fix ? `\n    fix: ${f.fix}` : ""}`);
     this.io.record({
       ...base,
       table: `${loaded.edge.name}@${checked.result.table.version}`,
       pushed,
       ...counts,
-      status: statuses.map((r) => `${r.cluster}:${r.written.length}/${r.written.length + r.unchanged}${r.failed.length ? `!${r.failed.length}` : ""}`).join(",") || undefined,
+      status:
+        statuses
+          .map((r) => `${r.cluster}:${r.written.length}/${r.written.length + r.unchanged}${r.failed.length ? `!${r.failed.length}` : ""}`)
+          .join(",") || undefined,
       tookMs: Date.now() - started,
     });
     this.scheduleStaleBound(Date.now());

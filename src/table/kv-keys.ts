@@ -1,4 +1,4 @@
-/** @module The one place that builds Workers KV keys (documented in the README's storage section). */
+/** @module The one place that builds Workers KV keys (documented in docs/storage.md). */
 
 /** How many table versions the sync keeps for `--rollback`. */
 export const HISTORY_LIMIT = 10;

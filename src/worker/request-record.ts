@@ -40,7 +40,7 @@ export interface DataPoint {
 }
 
 /**
- * The data point of a record. Blob and double positions are the column names in SQL (README: metrics):
+ * The data point of a record. Blob and double positions are the column names in SQL (docs/observability.md):
  * blob1 host, blob2 route, blob3 rule, blob4 backend, blob5 cluster, blob6 endpoint, blob7 session,
  * blob8 error; double1 status, double2 upstream ms, double3 tries, double4 tier (-1 without locality).
  */

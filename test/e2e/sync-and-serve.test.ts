@@ -90,8 +90,19 @@ function openWebSocket(gateway: LocalGateway, host: string, path: string, key: s
   });
 }
 
+/** A deployed environment's wrangler config: a real-looking namespace id, in the workspace. */
+function deployConfigIn(dir: string): string {
+  const file = join(dir, "wrangler.deploy.toml");
+  writeFileSync(
+    file,
+    `name = "kedge"\nmain = "src/index.ts"\n[vars]\nKEDGE_TABLE = "kedge"\n[[kv_namespaces]]\nbinding = "ROUTES"\nid = "0123456789abcdef0123456789abcdef"\n`,
+  );
+  return file;
+}
+
 describe("sync ▸ KV ▸ Worker ▸ origins", () => {
   const ws = new Workspace();
+  const deployConfig = () => deployConfigIn(ws.dir);
   let origins: Record<string, Origin>;
   let gateway: LocalGateway;
   let ports: { v1: number; v2: number };
@@ -174,12 +185,38 @@ describe("sync ▸ KV ▸ Worker ▸ origins", () => {
     expect(Object.keys(await tally(gateway, "shop.example.com", "/", 40)).sort()).toEqual(["v1", "v2"]);
   });
 
+  it("--remote first checks the namespace id and the login, each in one line, before reading anything", async ({ expect }) => {
+    // No token and an empty home: wrangler has no login to use, so nothing can leave this machine.
+    const noCredentials = { HOME: ws.dir, XDG_CONFIG_HOME: ws.dir, CLOUDFLARE_API_TOKEN: undefined, CLOUDFLARE_API_KEY: undefined };
+    const placeholder = await runScript("scripts/sync.ts", ["--config", ws.config, "--remote", "--dry-run"], { env: noCredentials });
+    expect(placeholder.code).toBe(2);
+    expect(placeholder.stdout).toBe("");
+    expect(placeholder.stderr.trim().split("\n")).toEqual([
+      'error: --remote: wrangler.toml [[kv_namespaces]] ROUTES has id "kedge-routes-local", not a KV namespace id; nothing was read or written',
+      "  fix: `npx wrangler kv namespace create ROUTES` prints the id to put there",
+    ]);
+    const noLogin = await runScript(
+      "scripts/sync.ts",
+      ["--config", ws.config, "--remote", "--dry-run", "--wrangler-config", deployConfig()],
+      {
+        env: noCredentials,
+      },
+    );
+    expect(noLogin.code).toBe(2);
+    expect(noLogin.stdout).toBe("");
+    expect(noLogin.stderr.trim().split("\n")[0]).toBe(
+      "error: --remote: wrangler has no Cloudflare credentials (no CLOUDFLARE_API_TOKEN, no `wrangler login`); nothing was read or written",
+    );
+  });
+
   it("--remote refuses loopback endpoints a deployed Worker cannot reach: exit 2, the cluster and the fix, nothing written", async ({
     expect,
   }) => {
-    // No token and an empty home: wrangler has no login to use, so nothing can leave this machine.
-    const noCredentials = { HOME: ws.dir, XDG_CONFIG_HOME: ws.dir, CLOUDFLARE_API_TOKEN: undefined, CLOUDFLARE_API_KEY: undefined };
-    const run = await runScript("scripts/sync.ts", ["--config", ws.config, "--remote"], { env: noCredentials });
+    // A token that is never sent: the refusal comes before any KV access (and there is no network).
+    const token = { HOME: ws.dir, XDG_CONFIG_HOME: ws.dir, CLOUDFLARE_API_TOKEN: "never-sent" };
+    const run = await runScript("scripts/sync.ts", ["--config", ws.config, "--remote", "--wrangler-config", deployConfig()], {
+      env: token,
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/✗ --remote: cluster c1: 2 endpoints c1\/127\.0\.0\.1:\d+, c1\/127\.0\.0\.1:\d+ are loopback addresses/);
     expect(run.stderr).toMatch(/fix: run cloudflared in the cluster, .*clusters\[\]\.endpoints\.network/);

@@ -219,10 +219,10 @@ tunnel_id = "550e8400-e29b-41d4-a716-446655440000"
 remote = true
 `,
     );
-    // No token and an empty home: were anything read from Cloudflare, wrangler would fail for want of a login.
-    const noCredentials = { HOME: ws.dir, XDG_CONFIG_HOME: ws.dir, CLOUDFLARE_API_TOKEN: undefined, CLOUDFLARE_API_KEY: undefined };
+    // A token that is never sent (and no network): were anything read from Cloudflare, wrangler would fail.
+    const token = { HOME: ws.dir, XDG_CONFIG_HOME: ws.dir, CLOUDFLARE_API_TOKEN: "never-sent" };
     const run = await runScript("scripts/sync.ts", ["--config", ws.config, "--remote", "--dry-run", "--wrangler-config", wranglerConfig], {
-      env: noCredentials,
+      env: token,
     });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(

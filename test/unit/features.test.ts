@@ -1,8 +1,8 @@
-/** The features table: every supported feature's test exists and says what it shows; the README shows the list as it is. */
+/** The features table: every supported feature's test exists and says what it shows; docs/gateway-api.md shows the list as it is. */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "vitest";
-import { README_FILE, withFeatures } from "../../scripts/gen-features";
+import { FEATURES_FILE, withFeatures } from "../../scripts/gen-features";
 import { FEATURES } from "../../src/compile/report/features";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -22,8 +22,8 @@ describe("the features table", () => {
     expect(new Set(names).size).toBe(names.length);
   });
 
-  it("is what the README shows (npm run gen:features)", ({ expect }) => {
-    const readme = readFileSync(README_FILE, "utf8");
-    expect(readme).toBe(withFeatures(readme));
+  it("is what docs/gateway-api.md shows (npm run gen:features)", ({ expect }) => {
+    const page = readFileSync(FEATURES_FILE, "utf8");
+    expect(page).toBe(withFeatures(page));
   });
 });

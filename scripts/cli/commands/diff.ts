@@ -10,6 +10,7 @@ import { OUTPUT_FLAGS, type OutputOptions, SHARD_SIZE_FLAG, storeTarget, TARGET_
 
 export interface DiffOptions extends TargetOptions, OutputOptions {
   strict?: boolean;
+  allowInvalid?: boolean;
   statusOut?: string;
   shardSize: number;
 }
@@ -20,6 +21,10 @@ export const STRICT_FLAG = {
     "refuse (exit 1, nothing written) when the report has any error: a resource rejected, or a rule or backendRef of one dropped",
 };
 export const STATUS_OUT_FLAG = { flags: "--status-out <dir>", description: "write each object's status block as YAML under DIR" };
+export const ALLOW_INVALID_FLAG = {
+  flags: "--allow-invalid",
+  description: "push even when objects fail their schema (they are left out, the rest is served); without it they refuse the push",
+};
 
 /** A config already read and compiled by the caller (`npm start` compiles it first, to start its origins). */
 export interface CompiledConfig {
@@ -42,8 +47,16 @@ export function diffWithServed(
   const where = storeTarget(options);
   return withStore(where, "read", {}, async (store) => {
     const loaded = compiled?.loaded ?? (await withLiveClusters(loadConfig(options.config)));
-    const checks: CompileChecks = { strict: options.strict ?? false, shardBytes: options.shardSize, statusOut: options.statusOut };
+    // A diff writes nothing: it compares whatever would compile, and says when a sync would refuse it.
+    const checks: CompileChecks = {
+      strict: options.strict ?? false,
+      allowInvalid: true,
+      shardBytes: options.shardSize,
+      statusOut: options.statusOut,
+    };
     const checked = await compileForEdge(loaded, where, checks, io.note, compiled?.result);
+    if (checked.invalidObjects > 0 && !options.allowInvalid)
+      io.note(`a sync would refuse this: ${checked.invalidObjects} objects fail their schema (it pushes them only with --allow-invalid)`);
     if (checked.refusal) {
       io.note(checked.refusal.reason);
       return { code: checked.refusal.code, data: { ...checked.summary, written: false }, text: checked.report };
@@ -70,7 +83,7 @@ export const diffCommand = command<DiffOptions>({
   summary: "what a sync would change against the table the edge serves; writes nothing",
   description:
     "Compiles the config folder as `kedge sync` would and compares the table with the one the edge serves: the rules and backends added, removed or changed, with the fields that changed.",
-  flags: [...TARGET_FLAGS, STRICT_FLAG, STATUS_OUT_FLAG, SHARD_SIZE_FLAG, ...OUTPUT_FLAGS],
+  flags: [...TARGET_FLAGS, STRICT_FLAG, ALLOW_INVALID_FLAG, STATUS_OUT_FLAG, SHARD_SIZE_FLAG, ...OUTPUT_FLAGS],
   exitCodes: {
     0: "the edge already serves this table",
     1: "the table would change (as `kubectl diff`), or --strict and the report has errors",

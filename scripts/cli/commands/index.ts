@@ -1,5 +1,9 @@
 /** @module Every kedge command, in the order `kedge --help` lists them. */
 import type { KedgeCommand } from "../command";
+import { completionCommand } from "./completion";
+import { devCommand } from "./dev";
+import { initCommand } from "./init";
+import { validateCommand } from "./validate";
 import { diffCommand } from "./diff";
 import { explainCommand } from "./explain";
 import { historyCommand } from "./history";
@@ -7,4 +11,15 @@ import { rollbackCommand } from "./rollback";
 import { statusCommand } from "./status";
 import { syncCommand } from "./sync";
 
-export const COMMANDS: readonly KedgeCommand[] = [syncCommand, diffCommand, rollbackCommand, historyCommand, explainCommand, statusCommand];
+export const COMMANDS: readonly KedgeCommand[] = [
+  initCommand,
+  devCommand,
+  validateCommand,
+  syncCommand,
+  diffCommand,
+  rollbackCommand,
+  historyCommand,
+  explainCommand,
+  statusCommand,
+  completionCommand,
+];

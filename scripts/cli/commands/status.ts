@@ -38,7 +38,8 @@ export interface StatusData {
 /** Each cluster's endpoints (each counted once, though several backends share it), ready and unhealthy, and what the table says of it. */
 function clusterStatuses(table: RouteTable | null, unhealthy: Set<string>): ClusterStatus[] {
   const byCluster = new Map<string, ClusterStatus>();
-  for (const [cluster, facts] of Object.entries(table?.clusters ?? {})) byCluster.set(cluster, { cluster, endpoints: 0, ready: 0, unhealthy: [], ...facts });
+  for (const [cluster, facts] of Object.entries(table?.clusters ?? {}))
+    byCluster.set(cluster, { cluster, endpoints: 0, ready: 0, unhealthy: [], ...facts });
   const seen = new Set<string>();
   for (const backend of Object.values(table?.backends ?? {}))
     for (const e of backend.endpoints) {
@@ -56,10 +57,14 @@ function clusterStatuses(table: RouteTable | null, unhealthy: Set<string>): Clus
 /** "3 of 4 endpoints ready, unhealthy: …; draining; priority 1; API unreachable since … (snapshot 4m old)" */
 function clusterLine(c: ClusterStatus, now: number): string {
   const parts = [
-    c.disabled ? "disabled: no endpoints served" : `${c.ready} of ${count(c.endpoints, "endpoint")} ready${c.unhealthy.length > 0 ? `, unhealthy: ${c.unhealthy.join(", ")}` : ""}`,
+    c.disabled
+      ? "disabled: no endpoints served"
+      : `${c.ready} of ${count(c.endpoints, "endpoint")} ready${c.unhealthy.length > 0 ? `, unhealthy: ${c.unhealthy.join(", ")}` : ""}`,
     ...(c.draining ? ["draining: pinned sessions only"] : []),
     ...(c.priority ? [`priority ${c.priority}`] : []),
-    ...(c.staleSince ? [`API unreachable since ${c.staleSince} (snapshot ${Math.round((now - Date.parse(c.staleSince)) / 60_000)} min old)`] : []),
+    ...(c.staleSince
+      ? [`API unreachable since ${c.staleSince} (snapshot ${Math.round((now - Date.parse(c.staleSince)) / 60_000)} min old)`]
+      : []),
   ];
   return parts.join("; ");
 }

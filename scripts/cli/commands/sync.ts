@@ -2,16 +2,28 @@
 import { type CompileSummary, compileForEdge } from "../../sync/compile-for-edge";
 import { loadConfig, withLiveClusters } from "../../sync/load-config";
 import { withStore } from "../../sync/open-store";
-import { PUSH_WAIT_MS, pushTable } from "../../sync/publish";
+import { PUSH_WAIT_MS, pushTable, readCurrentTable } from "../../sync/publish";
 import { describeStatusWrites, writeBackStatuses } from "../../sync/status-write-back";
 import type { StatusWrites } from "../../kube/status-writer";
 import { command, type CommandIO, EXIT, type Outcome } from "../command";
 import { OUTPUT_FLAGS, parseDurationFlag, SHARD_SIZE_FLAG, storeTarget, TARGET_FLAGS } from "../flags";
 import { WatchLoop, type WatchSummary } from "../../sync/watch-loop";
-import { type CompiledConfig, type DiffData, type DiffOptions, diffWithServed, STATUS_OUT_FLAG, STRICT_FLAG } from "./diff";
+import { diffLines, diffTables } from "../../sync/diff-tables";
+import { largeDrop } from "../../sync/large-drop";
+import {
+  type CompiledConfig,
+  type DiffData,
+  type DiffOptions,
+  diffWithServed,
+  ALLOW_INVALID_FLAG,
+  STATUS_OUT_FLAG,
+  STRICT_FLAG,
+} from "./diff";
 
 export interface SyncOptions extends DiffOptions {
   dryRun?: boolean;
+  /** `--force`: push even a table that drops most of what the edge serves. */
+  force?: boolean;
   watch?: boolean;
   debounce: number;
   staleAfter: number;
@@ -35,7 +47,13 @@ function watchAndSync(options: SyncOptions, io: CommandIO): Promise<Outcome<Watc
     const settings = {
       configDir: options.config,
       where,
-      checks: { strict: options.strict ?? false, shardBytes: options.shardSize, statusOut: options.statusOut },
+      checks: {
+        strict: options.strict ?? false,
+        allowInvalid: options.allowInvalid ?? false,
+        shardBytes: options.shardSize,
+        statusOut: options.statusOut,
+      },
+      force: options.force ?? false,
       debounceMs: options.debounce,
       staleAfterMs: options.staleAfter,
       writeStatus: options.writeStatus,
@@ -44,7 +62,9 @@ function watchAndSync(options: SyncOptions, io: CommandIO): Promise<Outcome<Watc
     return {
       code: EXIT.OK,
       data: summary,
-      text: [`kedge sync --watch stopped after ${summary.cycles} cycles and ${summary.pushes} pushes; the edge serves ${summary.served ?? "what it served before"}`],
+      text: [
+        `kedge sync --watch stopped after ${summary.cycles} cycles and ${summary.pushes} pushes; the edge serves ${summary.served ?? "what it served before"}`,
+      ],
     };
   });
 }
@@ -56,13 +76,32 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
   const where = storeTarget(options);
   return withStore(where, "write", { progress: io.progress, waiting: io.note }, async (store) => {
     const loaded = compiled?.loaded ?? (await withLiveClusters(loadConfig(options.config)));
-    const checks = { strict: options.strict ?? false, shardBytes: options.shardSize, statusOut: options.statusOut };
+    const checks = {
+      strict: options.strict ?? false,
+      allowInvalid: options.allowInvalid ?? false,
+      shardBytes: options.shardSize,
+      statusOut: options.statusOut,
+    };
     const checked = await compileForEdge(loaded, where, checks, io.note, compiled?.result);
     if (checked.refusal) {
       io.note(checked.refusal.reason);
       return { code: checked.refusal.code, data: { ...checked.summary, written: false }, text: checked.report };
     }
     const name = loaded.edge.name;
+    if (!options.force) {
+      // Compared with what the edge serves before anything is written: most of it gone needs --force.
+      const current = await store.use((kv) => readCurrentTable(kv, name));
+      const drop = current && current.version !== checked.result.table.version ? largeDrop(current, checked.result.table) : null;
+      if (drop) {
+        io.note(`${drop} (pass --force to push it)`);
+        const diff = diffTables(current, checked.result.table);
+        return {
+          code: EXIT.REFUSED,
+          data: { ...checked.summary, written: false, refused: drop, dryRun: diff },
+          text: [...checked.report, "", `refused: ${drop}`, ...diffLines(diff)],
+        };
+      }
+    }
     // The history comes back from the push: one KV read less (a wrangler process, about 3 s, with --remote).
     const waiting = (holder: string) => io.note(`waiting for another push of table ${name}: ${holder}`);
     const { outcome, target } = await store.use(async (kv) => ({
@@ -110,7 +149,13 @@ export const syncCommand = command<SyncOptions>({
         "keep running: watch the live clusters and the config folder, and after each quiet period push the table if it changed and write status back; SIGTERM stops it",
       conflicts: ["dryRun"],
     },
-    { flags: "--debounce <duration>", description: "with --watch: the quiet period after a change", default: 1000, defaultText: "1s", parse: (text) => parseDurationFlag(text, "--debounce") },
+    {
+      flags: "--debounce <duration>",
+      description: "with --watch: the quiet period after a change",
+      default: 1000,
+      defaultText: "1s",
+      parse: (text) => parseDurationFlag(text, "--debounce"),
+    },
     {
       flags: "--stale-after <duration>",
       description: "with --watch: how long a cluster whose API stopped answering keeps its last snapshot's endpoints",
@@ -119,19 +164,31 @@ export const syncCommand = command<SyncOptions>({
       parse: (text) => parseDurationFlag(text, "--stale-after"),
     },
     STRICT_FLAG,
+    ALLOW_INVALID_FLAG,
+    {
+      flags: "--force",
+      description:
+        "push even a table that removes more than half of the served rules or hosts (or all of them); without it such a push is refused, with the diff",
+    },
     STATUS_OUT_FLAG,
     {
       flags: "--no-write-status",
-      description: "do not write status back into the clusters read through their API (kubeContext); by default each object's status is written after the push",
+      description:
+        "do not write status back into the clusters read through their API (kubeContext); by default each object's status is written after the push",
     },
     SHARD_SIZE_FLAG,
     ...OUTPUT_FLAGS,
   ],
   exitCodes: {
     0: "written, or already current (warnings allowed; a status the cluster refused is a warning)",
-    1: "--strict and the report has errors; nothing written",
+    1: "refused, nothing written: --strict and the report has errors; an object fails its schema (without --allow-invalid); or the push would remove more than half of what the edge serves (without --force)",
     2: "input that cannot be used (a flag, a YAML syntax error, a deployment the table would fail in, a store or login); nothing written",
   },
-  examples: ["kedge sync", "kedge sync --remote --env production", "kedge sync --dry-run --json", "kedge sync --watch --remote --env production"],
+  examples: [
+    "kedge sync",
+    "kedge sync --remote --env production",
+    "kedge sync --dry-run --json",
+    "kedge sync --watch --remote --env production",
+  ],
   run: (options, _args, io) => syncTable(options, io),
 });

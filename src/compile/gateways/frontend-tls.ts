@@ -57,7 +57,7 @@ export function reportFrontendValidation(gateway: Manifest, httpsPorts: number[]
       gateway,
       "spec.tls.frontend",
       "ClientCertificates",
-      "client certificates are verified by Cloudflare against the CA you associate with these hostnames (README: client certificates); without a verified one a request answers 403 where the mode is AllowValidOnly",
+      "client certificates are verified by Cloudflare against the CA you associate with these hostnames (docs/configuration.md: client certificates); without a verified one a request answers 403 where the mode is AllowValidOnly",
     );
   }
 }

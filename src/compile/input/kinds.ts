@@ -86,7 +86,7 @@ export function readableObjects(manifests: Manifest[], diagnostics: Diagnostics)
     const groupName = group || "core (v1)";
     if (meant || GROUP_KINDS[group]) {
       const hint = meant ? ` (kinds are case-sensitive: did you mean ${meant}?)` : "";
-      diagnostics.error(m, "kind", "InvalidKind", `${groupName} has no kind ${m.kind}${hint}; the object is not read`);
+      diagnostics.invalidObject(m, "kind", "InvalidKind", `${groupName} has no kind ${m.kind}${hint}; the object is not read`);
     } else if (READ_KINDS[m.kind]) {
       const groups = READ_KINDS[m.kind]!.map((g) => g || "core (v1)").join(" or ");
       diagnostics.add(

@@ -1,7 +1,7 @@
 /**
  * @module What kedge supports, in the vocabulary of Gateway API's `SupportedFeatures` (pkg/features of the
  * Gateway API release, and the feature names its conformance tests ask for). The GatewayClass status
- * lists the supported ones; the README's features table is this list, each supported feature with the
+ * lists the supported ones; the features table of docs/gateway-api.md is this list, each supported feature with the
  * test that shows it, each other one with why not: the platform cannot, or kedge has not built it.
  */
 

@@ -31,6 +31,8 @@ export interface Diagnostic {
   message: string;
   /** Where `field` is in the object's file, when the file holds it (a defaulted field has no place). */
   position?: Position;
+  /** The object failed its schema: the API server would have refused it, so a push refuses it too (unless told otherwise). */
+  invalidObject?: true;
 }
 
 export interface Condition {
@@ -98,13 +100,24 @@ export function objectRef(m: Manifest): ObjectRef {
 export class Diagnostics {
   readonly items: Diagnostic[] = [];
 
-  add(severity: Severity, m: Manifest | ObjectRef, field: string | undefined, reason: string, message: string): void {
+  add(
+    severity: Severity,
+    m: Manifest | ObjectRef,
+    field: string | undefined,
+    reason: string,
+    message: string,
+    extra: Pick<Diagnostic, "invalidObject"> = {},
+  ): void {
     const object = "metadata" in m ? objectRef(m) : m;
     const position = field && "locate" in m && m.locate ? m.locate(fieldSegments(field)) : undefined;
-    this.items.push({ severity, object, field, reason, message, ...(position ? { position } : {}) });
+    this.items.push({ severity, object, field, reason, message, ...(position ? { position } : {}), ...extra });
   }
   error(m: Manifest | ObjectRef, field: string | undefined, reason: string, message: string): void {
     this.add("error", m, field, reason, message);
+  }
+  /** An object that fails its schema, left out as the API server would have refused it. */
+  invalidObject(m: Manifest, field: string, reason: string, message: string): void {
+    this.add("error", m, field, reason, message, { invalidObject: true });
   }
   warn(m: Manifest | ObjectRef, field: string | undefined, reason: string, message: string): void {
     this.add("warning", m, field, reason, message);

@@ -72,7 +72,7 @@ export function validateObjects(manifests: Manifest[], diagnostics: Diagnostics,
       const field = fieldPathText(p.path);
       // An unknown field as kubectl's strict field validation words it; a bad value says what it must be.
       const message = p.reason === "UnknownField" ? `unknown field "${field}"${p.message.slice("unknown field".length)}` : p.message;
-      diagnostics.error(m, field, p.reason, `${message}; the ${ROUTE_KINDS.has(m.kind) ? "route" : "object"} is not served`);
+      diagnostics.invalidObject(m, field, p.reason, `${message}; the ${ROUTE_KINDS.has(m.kind) ? "route" : "object"} is not served`);
     }
     const first = problems[0]!;
     const summary = `${fieldPathText(first.path)}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ""}`;

@@ -1,0 +1,43 @@
+/**
+ * @module Where kedge's own files are, whether it runs from this repository (TypeScript sources, run as
+ * bundles by run-bundled.mjs) or from the installed package (dist/, built at pack time): the package root
+ * (the folder of kedge's package.json), and peer packages loaded only by the commands that need them, with
+ * an error that says how to install one that is missing.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { UserError } from "../sync/user-error";
+
+/** The folder holding kedge's package.json, found upward from `from` (this module's folder, or the bundle's). */
+export function packageRoot(from = import.meta.dirname): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const manifest = join(dir, "package.json");
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, "utf8")) as { name?: string }).name === "kedge") return dir;
+    if (dirname(dir) === dir) throw new Error(`no kedge package.json above ${from}`);
+  }
+}
+
+/** kedge's version, from its package.json. */
+export const packageVersion = (): string =>
+  (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
+
+/** Whether kedge runs from its built package (dist/) rather than from this repository's sources. */
+export const fromPackage = (): boolean =>
+  existsSync(join(packageRoot(), "dist", "worker.mjs")) && !existsSync(join(packageRoot(), "src", "index.ts"));
+
+/**
+ * Resolves a peer package (wrangler, miniflare) from kedge's own place, as Node would for kedge; a missing
+ * one is a UserError naming the install command.
+ */
+export function resolvePeer(specifier: string, what: string): string {
+  try {
+    return createRequire(join(packageRoot(), "package.json")).resolve(specifier);
+  } catch {
+    const name = specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!;
+    throw new UserError(
+      `${what} needs ${name}, which is not installed beside kedge`,
+      `npm install ${name === "wrangler" ? "wrangler@4.86.0" : name} (a peer dependency of kedge)`,
+    );
+  }
+}
