@@ -67,6 +67,7 @@ export function benchEdge(clusters: number): EdgeConfig {
   return {
     name: "bench",
     gatewayClassName: "kedge",
+    controllerName: "kedge.dev/edge",
     clusters: Array.from({ length: clusters }, (_, c) => ({
       name: `c${c}`,
       weight: 1,

@@ -11,6 +11,8 @@ import type { ClusterSettings } from "../../src/compile/input/edge-config";
 import { UserError } from "../sync/user-error";
 
 const TIMEOUT_MS = 15_000;
+/** TCP keepalive probes on every connection: a watch on a peer that vanished ends in minutes, not never. */
+const KEEPALIVE_MS = 30_000;
 
 export interface ApiAnswer {
   status: number;
@@ -69,12 +71,23 @@ export class KubeApi {
     return new KubeApi(cluster, kc, new URL(server));
   }
 
-  private async open(method: string, path: string, headers: Record<string, string>): Promise<{ req: ClientRequest; url: URL }> {
+  private async open(method: string, path: string, headers: Record<string, string>): Promise<ClientRequest> {
     const options: RequestOptions = { method, headers: { accept: "application/json", ...headers } };
-    await this.kc.applyToHTTPSOptions(options);
+    try {
+      await this.kc.applyToHTTPSOptions(options);
+    } catch (error) {
+      // An exec credential plugin or token file that failed: retried like an unreachable server.
+      throw new ApiUnreachable(
+        `${this.where}: cannot get credentials from the kubeconfig (${(error as Error).message})`,
+        `check them with \`kubectl --context ${this.cluster.kubeContext} get namespaces\``,
+      );
+    }
     const url = new URL(path, this.server);
     const send = url.protocol === "http:" ? httpRequest : httpsRequest;
-    return { req: send(url, options), url };
+    const req = send(url, options);
+    // A connection whose peer vanished without a reset is noticed (a watch would wait on it for ever).
+    req.on("socket", (socket) => socket.setKeepAlive(true, KEEPALIVE_MS));
+    return req;
   }
 
   private unreachable(error: unknown): ApiUnreachable {
@@ -87,7 +100,7 @@ export class KubeApi {
 
   /** One request; an unreachable server is an ApiUnreachable, an answer of any status is returned. */
   async request(method: string, path: string, body?: { type: string; text: string }): Promise<ApiAnswer> {
-    const { req } = await this.open(method, path, body ? { "content-type": body.type } : {});
+    const req = await this.open(method, path, body ? { "content-type": body.type } : {});
     return new Promise((resolve, reject) => {
       req.on("response", (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
@@ -104,20 +117,33 @@ export class KubeApi {
   }
 
   /**
-   * A streaming GET (a watch): `onLine` gets each line of the answer as it arrives. Resolves with the
-   * status when the stream ends (the server closed it, or `signal` aborted it); a non-200 answer's body
-   * comes back whole instead.
+   * A streaming GET (a watch): `onLine` gets each complete line of the answer as it arrives. Resolves
+   * with the status when the stream ends: the server closed it, `signal` aborted it, or `deadlineMs` passed
+   * (the server's own timeout plus a grace, for a server that is gone without a word); a line cut off by
+   * the end is dropped, never parsed. A non-200 answer's body comes back whole instead. `onLine` throwing
+   * ends the stream, and the error is the promise's.
    */
-  async stream(path: string, onLine: (line: string) => void, signal: AbortSignal): Promise<ApiAnswer> {
-    const { req } = await this.open("GET", path, {});
+  async stream(path: string, onLine: (line: string) => void, signal: AbortSignal, deadlineMs: number): Promise<ApiAnswer> {
+    const req = await this.open("GET", path, {});
     return new Promise((resolve, reject) => {
-      const abort = () => req.destroy();
+      let settled = false;
+      const settle = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadline);
+        signal.removeEventListener("abort", abort);
+        outcome();
+      };
+      const abort = () => {
+        settle(() => resolve({ status: 0, body: "" }));
+        req.destroy();
+      };
+      const deadline = setTimeout(abort, deadlineMs);
+      if (signal.aborted) return abort();
       signal.addEventListener("abort", abort, { once: true });
-      const done = () => signal.removeEventListener("abort", abort);
       req.on("response", (res: IncomingMessage) => {
         let pending = "";
         let whole = "";
-        let finished = false;
         res.setEncoding("utf8");
         res.on("data", (chunk: string) => {
           if (res.statusCode !== 200) {
@@ -126,33 +152,25 @@ export class KubeApi {
           }
           pending += chunk;
           let newline = pending.indexOf("\n");
-          while (newline !== -1) {
+          while (newline !== -1 && !settled) {
             const line = pending.slice(0, newline).trim();
             pending = pending.slice(newline + 1);
-            if (line) onLine(line);
+            try {
+              if (line) onLine(line);
+            } catch (error) {
+              settle(() => reject(error));
+              req.destroy();
+              return;
+            }
             newline = pending.indexOf("\n");
           }
         });
-        const end = () => {
-          if (finished) return;
-          finished = true;
-          done();
-          if (pending.trim() && res.statusCode === 200) onLine(pending.trim());
-          resolve({ status: res.statusCode ?? 0, body: whole });
-        };
-        res.on("end", end);
-        res.on("close", end);
-        res.on("error", (error) => {
-          done();
-          if (signal.aborted) resolve({ status: res.statusCode ?? 0, body: whole });
-          else reject(this.unreachable(error));
-        });
+        // Only a clean end completes the stream; what is left then is a line the server never finished.
+        res.on("end", () => settle(() => resolve({ status: res.statusCode ?? 0, body: whole })));
+        res.on("close", () => settle(() => resolve({ status: res.statusCode ?? 0, body: whole })));
+        res.on("error", (error) => settle(() => (signal.aborted ? resolve({ status: 0, body: "" }) : reject(this.unreachable(error)))));
       });
-      req.on("error", (error) => {
-        done();
-        if (signal.aborted) resolve({ status: 0, body: "" });
-        else reject(this.unreachable(error));
-      });
+      req.on("error", (error) => settle(() => (signal.aborted ? resolve({ status: 0, body: "" }) : reject(this.unreachable(error)))));
       req.end();
     });
   }

@@ -1,14 +1,18 @@
 /**
  * @module One live cluster kept current for `sync --watch`, as a client-go informer keeps its cache: list
- * every kind kedge reads (discovery first), then watch each from the list's resourceVersion; a watch that
- * ends is opened again where it left off, one the server has compacted past (410 Gone) lists again. The
- * snapshot is the objects as last seen. When the API stops answering, the snapshot stays and the cluster
- * is stale from that moment until a list or watch succeeds again; attempts back off to 30 s. A change to
- * an object's status alone (kedge's own writes among them) is not a change: it calls nothing.
+ * every kind kedge reads (discovery first), then watch each from the list's resourceVersion. A watch that
+ * ends is opened again where it left off; one the server answers with an ERROR event (410 Gone after a
+ * compaction, or any other) lists that kind again; a kind whose resource went away (404: its CRD was
+ * removed) sends the watch back to discovery, as does a timer every few minutes (a CRD installed later
+ * is then listed). The snapshot is the objects as last seen. When the API stops answering (refused,
+ * reset, silent past the watch's deadline, overloaded, failing), the snapshot stays and the cluster is
+ * stale from that moment until a list or watch succeeds again; attempts back off to 30 s. A change to an
+ * object's status alone is not a change for the kinds kedge writes status to (its own writes among them);
+ * for the others (a Service's load balancer) it is.
  */
 import type { ClusterSettings } from "../../src/compile/input/edge-config";
 import { canonicalJson } from "../../src/table/canonical-json";
-import { type ApiAnswer, ApiUnreachable, KubeApi } from "./api-client";
+import { ApiUnreachable, KubeApi } from "./api-client";
 import { discoverListings, type Listing } from "./discovery";
 import { type ClusterObjects, objectsOf, readable } from "./read-cluster";
 
@@ -26,21 +30,33 @@ interface ListingState {
   objects: Map<string, Json>;
 }
 
+/** The listing's resource is gone (404): discovery again. */
+class Rediscover extends Error {}
+
 const keyOf = (o: WatchEvent["object"]) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
 
-/** An object without what changes on every write to it: status, resourceVersion, managedFields. */
-function specOnly(o: Json): string {
-  const { status: _status, metadata, ...rest } = o;
+/** Kinds whose status the compiler does not read (it writes them): a change there alone changes nothing. */
+const STATUS_NOT_READ = new Set(["gateway.networking.k8s.io", "gateway.networking.x-k8s.io"]);
+
+/** An object as the compiler reads it: without what changes on every write (resourceVersion, managedFields), apiVersion/kind (lists omit them), and status where it is not read. */
+function readPart(listing: Listing, o: Json): string {
+  const { status, metadata, apiVersion: _apiVersion, kind: _kind, ...rest } = o;
   const { resourceVersion: _rv, managedFields: _mf, ...meta } = (metadata ?? {}) as Json;
-  return canonicalJson({ ...rest, metadata: meta });
+  return canonicalJson({ ...rest, metadata: meta, ...(STATUS_NOT_READ.has(listing.group) ? {} : { status }) });
 }
 
 const BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000];
+/** The server ends a watch after this; the client gives it a grace past that before calling it gone. */
 const WATCH_SECONDS = 300;
+const WATCH_GRACE_MS = 30_000;
+/** How often discovery runs again while the API answers (a CRD installed or removed meanwhile). */
+const REDISCOVER_MS = 10 * 60_000;
 
 export class ClusterWatch {
   readonly api: KubeApi;
   listings: Listing[] = [];
+  /** When this watch started: a cluster not listed within --stale-after of it counts as stale. */
+  readonly startedAt = Date.now();
   /** Since when the API has not answered; null while it does (and before the first listing). */
   staleSince: Date | null = null;
   /** Whether every listing was listed at least once (the snapshot is whole). */
@@ -51,14 +67,24 @@ export class ClusterWatch {
   constructor(
     readonly cluster: ClusterSettings,
     /** Called after each change to the snapshot, and when the cluster turns stale or answers again. */
-    private readonly changed: (why: string) => void,
+    private readonly changedListener: (why: string) => void,
     private readonly sleep = (ms: number, signal: AbortSignal) =>
       new Promise<void>((resolve) => {
+        if (signal.aborted) return resolve();
         const timer = setTimeout(resolve, ms);
         signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
       }),
   ) {
     this.api = KubeApi.forCluster(cluster);
+  }
+
+  private get stopped(): boolean {
+    return this.abort.signal.aborted;
+  }
+
+  /** Nothing is said once stopped: a stopped watch's last list or event changes no cycle. */
+  private changed(why: string): void {
+    if (!this.stopped) this.changedListener(why);
   }
 
   /** The snapshot, as the objects a one-shot read would give. */
@@ -77,7 +103,7 @@ export class ClusterWatch {
   /** Starts listing and watching; returns at once. A refusal (401, 403) stops this cluster's watch with `failed`. */
   start(failed: (error: Error) => void): void {
     void this.run().catch((error: unknown) => {
-      if (!this.abort.signal.aborted) failed(error instanceof Error ? error : new Error(String(error)));
+      if (!this.stopped) failed(error instanceof Error ? error : new Error(String(error)));
     });
   }
 
@@ -86,20 +112,22 @@ export class ClusterWatch {
   }
 
   private answered(): void {
-    if (this.staleSince === null) return;
+    if (this.staleSince === null || this.stopped) return;
     this.staleSince = null;
     this.changed(`cluster ${this.cluster.name}: its API answers again`);
   }
 
   private unreachable(error: ApiUnreachable): void {
-    if (this.staleSince !== null) return;
+    if (this.staleSince !== null || this.stopped) return;
     this.staleSince = new Date();
     this.changed(`${error.message}; keeping its last snapshot`);
   }
 
   private async list(listing: Listing): Promise<void> {
     const answer = await readable(this.api, listing.path);
-    const body = answer.status === 404 ? { metadata: { resourceVersion: "" }, items: [] } : (JSON.parse(answer.body) as Json);
+    if (this.stopped) return;
+    if (answer.status === 404) throw new Rediscover(`${listing.path} is gone`);
+    const body = JSON.parse(answer.body) as Json;
     const objects = new Map<string, Json>();
     for (const item of (body.items as WatchEvent["object"][] | undefined) ?? []) objects.set(keyOf(item), item);
     const resourceVersion = String((body.metadata as Json | undefined)?.resourceVersion ?? "");
@@ -108,41 +136,44 @@ export class ClusterWatch {
     const same =
       before &&
       before.objects.size === objects.size &&
-      [...objects].every(([k, o]) => before.objects.has(k) && specOnly(before.objects.get(k)!) === specOnly(o));
+      [...objects].every(([k, o]) => before.objects.has(k) && readPart(listing, before.objects.get(k)!) === readPart(listing, o));
     if (!same && this.listed) this.changed(`cluster ${this.cluster.name}: ${listing.kind} listed again`);
+  }
+
+  /** Discovery, then every listing listed; kinds no longer served leave the snapshot. */
+  private async listAll(): Promise<void> {
+    const listings = await discoverListings((path) => readable(this.api, path));
+    if (this.stopped) return;
+    const gone = [...this.states.keys()].filter((path) => !listings.some((l) => l.path === path));
+    for (const path of gone) this.states.delete(path);
+    this.listings = listings;
+    for (const listing of listings) {
+      await this.list(listing);
+      if (this.stopped) return;
+    }
+    if (gone.length > 0 && this.listed) this.changed(`cluster ${this.cluster.name}: ${gone.length} kinds no longer served`);
   }
 
   private async run(): Promise<void> {
     const { signal } = this.abort;
-    for (let failures = 0; !signal.aborted;) {
+    let failures = 0;
+    while (!signal.aborted) {
       try {
-        this.listings = await discoverListings((path) => readable(this.api, path));
-        for (const listing of this.listings) await this.list(listing);
+        await this.listAll();
+        if (signal.aborted) return;
         this.answered();
         if (!this.listed) {
           this.listed = true;
           this.changed(`cluster ${this.cluster.name}: listed`);
         }
         failures = 0;
-        // One watch per listing, each resuming where it ended; a 410 lists that kind again. When one
-        // fails, the round ends for all: the next lists everything again.
-        const round = new AbortController();
-        const stopRound = () => round.abort();
-        signal.addEventListener("abort", stopRound, { once: true });
-        try {
-          await Promise.all(
-            this.listings.map((listing) =>
-              this.watch(listing, round.signal).catch((error: unknown) => {
-                round.abort();
-                throw error;
-              }),
-            ),
-          );
-        } finally {
-          signal.removeEventListener("abort", stopRound);
-          round.abort();
-        }
+        await this.watchRound(signal);
       } catch (error) {
+        if (error instanceof Rediscover) {
+          // A resource went away: discovery again, after a pause so a flapping CRD cannot spin.
+          await this.sleep(BACKOFF_MS[0]!, signal);
+          continue;
+        }
         if (!(error instanceof ApiUnreachable)) throw error;
         this.unreachable(error);
         await this.sleep(BACKOFF_MS[Math.min(failures++, BACKOFF_MS.length - 1)]!, signal);
@@ -150,36 +181,76 @@ export class ClusterWatch {
     }
   }
 
-  /** Watches one listing until `signal` stops it; throws ApiUnreachable when the server stops answering. */
+  /**
+   * One watch per listing, each resuming where it ended, until one fails (every watch of the round then
+   * ends, and the next round lists everything again) or the rediscovery timer ends the round.
+   */
+  private async watchRound(signal: AbortSignal): Promise<void> {
+    const round = new AbortController();
+    const stopRound = () => round.abort();
+    signal.addEventListener("abort", stopRound, { once: true });
+    const timer = setTimeout(stopRound, REDISCOVER_MS);
+    try {
+      await Promise.all(
+        this.listings.map((listing) =>
+          this.watch(listing, round.signal).catch((error: unknown) => {
+            round.abort();
+            throw error;
+          }),
+        ),
+      );
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", stopRound);
+      round.abort();
+    }
+  }
+
+  /** Watches one listing until `signal` stops it; throws ApiUnreachable when the server stops answering, Rediscover on a 404. */
   private async watch(listing: Listing, signal: AbortSignal): Promise<void> {
+    let quickEnds = 0;
     while (!signal.aborted) {
       const state = this.states.get(listing.path)!;
       const query = `watch=1&allowWatchBookmarks=true&timeoutSeconds=${WATCH_SECONDS}&resourceVersion=${encodeURIComponent(state.resourceVersion)}`;
-      let gone = false;
-      const answer: ApiAnswer = await this.api.stream(
-        `${listing.path}?${query}`,
-        (line) => {
-          const event = JSON.parse(line) as WatchEvent;
-          if (event.type === "ERROR") {
-            if (event.object.code === 410) gone = true;
-            return;
-          }
-          const rv = event.object.metadata?.resourceVersion;
-          if (rv) state.resourceVersion = rv;
-          if (event.type === "BOOKMARK") return;
-          const key = keyOf(event.object);
-          const before = state.objects.get(key);
-          if (event.type === "DELETED") state.objects.delete(key);
-          else state.objects.set(key, event.object);
-          if (event.type === "DELETED" || !before || specOnly(before) !== specOnly(event.object))
-            this.changed(`cluster ${this.cluster.name}: ${listing.kind} ${key.replace(/^\//, "")} ${event.type.toLowerCase()}`);
-        },
-        signal,
-      );
+      let relist = false;
+      const opened = Date.now();
+      const answer = await this.api
+        .stream(
+          `${listing.path}?${query}`,
+          (line) => {
+            const event = JSON.parse(line) as WatchEvent;
+            // 410 Gone (compacted past our version) or any other error: the watch is over; list again.
+            if (event.type === "ERROR") {
+              relist = true;
+              throw new Error("watch ended by an ERROR event");
+            }
+            const rv = event.object.metadata?.resourceVersion;
+            if (rv) state.resourceVersion = rv;
+            if (event.type === "BOOKMARK") return;
+            const key = keyOf(event.object);
+            const before = state.objects.get(key);
+            if (event.type === "DELETED") state.objects.delete(key);
+            else state.objects.set(key, event.object);
+            if (event.type === "DELETED" || !before || readPart(listing, before) !== readPart(listing, event.object))
+              this.changed(`cluster ${this.cluster.name}: ${listing.kind} ${key.replace(/^\//, "")} ${event.type.toLowerCase()}`);
+          },
+          signal,
+          WATCH_SECONDS * 1000 + WATCH_GRACE_MS,
+        )
+        .catch((error: unknown) => {
+          // A line that is not an event (a stream cut mid-line by a proxy) ends the watch like an ERROR.
+          if (error instanceof ApiUnreachable) throw error;
+          relist = true;
+          return { status: 200, body: "" };
+        });
       if (signal.aborted) return;
+      if (answer.status === 404) throw new Rediscover(`${listing.path} is gone`);
+      if (answer.status !== 200 && answer.status !== 410) await readable(this.api, listing.path);
       this.answered();
-      if (answer.status === 410 || gone) await this.list(listing);
-      else if (answer.status !== 200 && !signal.aborted) await readable(this.api, listing.path).then(() => this.list(listing));
+      // A watch that keeps ending at once (a server that errors every watch) waits before the next.
+      quickEnds = Date.now() - opened < 1000 ? quickEnds + 1 : 0;
+      if (quickEnds > 1) await this.sleep(BACKOFF_MS[Math.min(quickEnds - 2, BACKOFF_MS.length - 1)]!, signal);
+      if (relist || answer.status === 410) await this.list(listing);
     }
   }
 }

@@ -18,9 +18,17 @@ export interface ClusterObjects {
   skipped: SkippedDocument[];
 }
 
-/** A GET whose refusal stops the read: 401 and 403 name what to grant, another failure the status. */
+/**
+ * A GET whose refusal stops the read: 401 and 403 name what to grant. A server that is overloaded or
+ * failing (429, 5xx) is as good as unreachable: a watch retries it, a one-shot read stops.
+ */
 export async function readable(api: KubeApi, path: string): Promise<ApiAnswer> {
   const answer = await api.request("GET", path);
+  if (answer.status === 429 || answer.status >= 500)
+    throw new ApiUnreachable(
+      `${api.where}: ${path} answered HTTP ${answer.status} (${statusMessage(answer).slice(0, 120)})`,
+      "the API server is overloaded or failing; check its health",
+    );
   if (answer.status === 401 || answer.status === 403)
     throw new UserError(
       `${api.where}: not allowed to read ${path} (HTTP ${answer.status}: ${statusMessage(answer).slice(0, 200)}); nothing was written`,

@@ -5,11 +5,17 @@
  * status did not change keeps its lastTransitionTime (as the API's meta.SetStatusCondition does). Used
  * for `--status-out` files (nothing before) and for the status written back to a cluster.
  */
-import { KEDGE_CONTROLLER, GATEWAY_GROUP } from "../../src/compile/input/api-groups";
+import { GATEWAY_GROUP } from "../../src/compile/input/api-groups";
 import type { Condition, ResourceStatus } from "../../src/compile/status/diagnostics";
 import { canonicalJson } from "../../src/table/canonical-json";
+import { KEDGE_CONTROLLER } from "../../src/compile/input/api-groups";
 
 type Json = Record<string, unknown>;
+
+/** PolicyStatus kinds: their status holds ancestors only. */
+const POLICY_KINDS = new Set(["BackendTLSPolicy", "BackendLBPolicy", "XBackendTrafficPolicy"]);
+/** Kinds whose whole status is their controller's: a field kedge no longer sets is removed (null in a merge patch). */
+const OWNED_KINDS = new Set(["Gateway", "ListenerSet", "XListenerSet"]);
 
 interface ApiCondition {
   type: string;
@@ -58,25 +64,27 @@ function entries(
   at: string,
   generation: number | undefined,
   namespace: string,
+  controller: string,
 ): Json[] {
   const previous = asList(before);
-  const others = previous.filter((e) => e.controllerName !== KEDGE_CONTROLLER);
-  const mine = previous.filter((e) => e.controllerName === KEDGE_CONTROLLER);
+  const others = previous.filter((e) => e.controllerName !== controller);
+  const mine = previous.filter((e) => e.controllerName === controller);
   return [
     ...others,
     ...ours.map(({ ref, conditions: list }) => ({
       [refKey]: ref,
-      controllerName: KEDGE_CONTROLLER,
+      controllerName: controller,
       conditions: conditions(list, at, generation, mine.find((e) => sameRef(e[refKey], ref, namespace))?.conditions),
     })),
   ];
 }
 
 /**
- * The status fields kedge writes for `s`, over `before` (the object's status now, if read from a cluster).
+ * The status fields `controller` writes for `s`, over `before` (the object's status now, if read from a
+ * cluster): for a Gateway or ListenerSet a field it no longer sets is null (a merge patch removes it).
  * `at` is the time a changed condition transitioned (RFC 3339, seconds).
  */
-export function statusDocument(s: ResourceStatus, at: string, before: Json = {}): Json {
+export function statusDocument(s: ResourceStatus, at: string, before: Json = {}, controller = KEDGE_CONTROLLER): Json {
   const generation = s.object.generation;
   const namespace = s.object.namespace;
   const status: Json = {};
@@ -84,33 +92,39 @@ export function statusDocument(s: ResourceStatus, at: string, before: Json = {})
   if (s.ancestors) {
     // A policy's PolicyStatus, and an XBackend's status since the PR's review, name them ancestors.
     const ours = s.ancestors.map((a) => ({ ref: gateway(a.ancestorRef), conditions: a.conditions }));
-    status.ancestors = entries(ours, "ancestorRef", before.ancestors, at, generation, namespace);
-    // Used through no Gateway (yet): kedge's own verdict on the object is kept, not lost.
-    if (s.ancestors.length === 0) status.conditions = conditions(s.conditions, at, generation, before.conditions);
+    status.ancestors = entries(ours, "ancestorRef", before.ancestors, at, generation, namespace, controller);
+    // Used through no Gateway (yet): kedge's own verdict on the object is kept, not lost (a PolicyStatus has no place for it).
+    if (s.ancestors.length === 0 && !POLICY_KINDS.has(s.object.kind) && s.conditions.length > 0)
+      status.conditions = conditions(s.conditions, at, generation, before.conditions);
   } else if (s.parents) {
     const ours = s.parents.map((p) => ({ ref: { group: GATEWAY_GROUP, kind: "Gateway", ...p.parentRef }, conditions: p.conditions }));
-    status.parents = entries(ours, "parentRef", before.parents, at, generation, namespace);
+    status.parents = entries(ours, "parentRef", before.parents, at, generation, namespace, controller);
   } else {
     status.conditions = conditions(s.conditions, at, generation, before.conditions);
   }
   if (s.supportedFeatures) status.supportedFeatures = s.supportedFeatures.map((name) => ({ name }));
-  if (s.attachedListenerSets !== undefined) status.attachedListenerSets = s.attachedListenerSets;
-  if (s.addresses) status.addresses = s.addresses.map((value) => ({ type: "Hostname", value }));
+  const owned = OWNED_KINDS.has(s.object.kind);
+  if (s.attachedListenerSets !== undefined || owned) status.attachedListenerSets = s.attachedListenerSets ?? null;
+  if (s.addresses || owned) status.addresses = s.addresses ? s.addresses.map((value) => ({ type: "Hostname", value })) : null;
   if (s.listeners) {
     const listenersBefore = asList(before.listeners);
     status.listeners = s.listeners.map((l) => ({
       name: l.name,
       attachedRoutes: l.attachedRoutes,
-      supportedKinds: [{ group: GATEWAY_GROUP, kind: "HTTPRoute" }],
+      supportedKinds: (l.supportedKinds ?? ["HTTPRoute"]).map((kind) => ({ group: GATEWAY_GROUP, kind })),
       conditions: conditions(l.conditions, at, generation, listenersBefore.find((b) => b.name === l.name)?.conditions),
     }));
   }
   return status;
 }
 
-/** Whether writing `status` would change what `before` holds (only the fields `status` names are written). */
+/** Whether writing `status` would change what `before` holds (only the fields `status` names are written; null is absent). */
 export const changesStatus = (status: Json, before: Json): boolean =>
-  Object.entries(status).some(([key, value]) => canonicalJson(value) !== canonicalJson(before[key] ?? null));
+  Object.entries(status).some(([key, value]) => canonicalJson(value ?? null) !== canonicalJson(before[key] ?? null));
+
+/** Whether `status` names `controller` in a parents or ancestors entry (an entry kedge wrote, perhaps no longer true). */
+export const namesController = (status: Json, controller: string): boolean =>
+  [...asList(status.parents), ...asList(status.ancestors)].some((e) => e.controllerName === controller);
 
 /** RFC 3339 to the second, as the API writes lastTransitionTime. */
 export const transitionTime = (now: Date): string => now.toISOString().replace(/\.\d+Z$/, "Z");

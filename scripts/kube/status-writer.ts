@@ -7,12 +7,12 @@
  * (409 Conflict) is read and merged again. An unchanged status is not written. A GatewayClass is written
  * only when its controllerName is kedge's. A refused write names the RBAC rule that is missing.
  */
-import { apiGroup } from "../../src/gateway-api/manifest";
 import { KEDGE_CONTROLLER } from "../../src/compile/input/api-groups";
-import type { ResourceStatus } from "../../src/compile/status/diagnostics";
+import { objectRef, type ResourceStatus } from "../../src/compile/status/diagnostics";
+import { apiGroup, isJsonObject, type Manifest } from "../../src/gateway-api/manifest";
 import { type ApiAnswer, ApiUnreachable, type KubeApi, statusMessage } from "./api-client";
 import { type Listing, objectPath } from "./discovery";
-import { changesStatus, statusDocument, transitionTime } from "./status-document";
+import { changesStatus, namesController, statusDocument, transitionTime } from "./status-document";
 
 /** How many times a write that raced another writer is read, merged and tried again. */
 const CONFLICT_TRIES = 5;
@@ -42,18 +42,24 @@ type Outcome = { written: true } | { unchanged: true } | { skipped: string } | {
 const missingRule = (listing: Listing) =>
   `add to the sync's ClusterRole (config/rbac/kedge-sync.yaml): { apiGroups: ["${listing.group}"], resources: ["${listing.plural}/status"], verbs: ["patch"] }`;
 
-async function writeOne(api: KubeApi, listing: Listing, s: ResourceStatus, at: string): Promise<Outcome> {
+interface WriteContext {
+  api: KubeApi;
+  at: string;
+  controller: string;
+}
+
+async function writeOne({ api, at, controller }: WriteContext, listing: Listing, s: ResourceStatus): Promise<Outcome> {
   const path = objectPath(listing, s.object.namespace, s.object.name);
   for (let attempt = 1; attempt <= CONFLICT_TRIES; attempt++) {
     const current = await api.request("GET", path);
     if (current.status === 404) return { skipped: "deleted since it was read" };
     if (current.status !== 200) return { failed: refusal(current, listing, "read") };
     const object = JSON.parse(current.body) as { metadata?: { resourceVersion?: string }; spec?: Json; status?: Json };
-    if (s.object.kind === "GatewayClass" && object.spec?.controllerName !== KEDGE_CONTROLLER)
+    if (s.object.kind === "GatewayClass" && object.spec?.controllerName !== controller)
       return {
-        skipped: `its controllerName is ${JSON.stringify(object.spec?.controllerName)}, not ${KEDGE_CONTROLLER}: its status is that controller's`,
+        skipped: `its controllerName is ${JSON.stringify(object.spec?.controllerName)}, not ${controller}: its status is that controller's`,
       };
-    const status = statusDocument(s, at, object.status ?? {});
+    const status = statusDocument(s, at, object.status ?? {}, controller);
     if (!changesStatus(status, object.status ?? {})) return { unchanged: true };
     const patch = { metadata: { resourceVersion: object.metadata?.resourceVersion }, status };
     const answer = await api.request("PATCH", `${path}/status`, { type: "application/merge-patch+json", text: JSON.stringify(patch) });
@@ -90,6 +96,36 @@ function refusal(answer: ApiAnswer, listing: Listing, what: "read" | "write"): O
 const listingOf = (listings: Listing[], s: ResourceStatus): Listing | undefined =>
   listings.find((l) => l.kind === s.object.kind && l.group === apiGroup(s.object.apiVersion ?? ""));
 
+export interface StatusWriteOptions {
+  now?: Date;
+  /** The controllerName kedge writes as (kedge.yaml spec.controllerName). */
+  controller?: string;
+  /**
+   * The cluster's objects as last read (with their status): an object whose status would not change is
+   * not read again, and one that holds an entry of kedge's that no verdict backs any more has it removed.
+   */
+  objects?: Manifest[];
+}
+
+const idOf = (kind: string, namespace: string, name: string) => `${kind}/${namespace}/${name}`;
+
+/** Verdicts that take kedge's entries off objects that still carry them but got no verdict this time (a route that left kedge's Gateways). */
+function withdrawals(objects: Manifest[], statuses: ResourceStatus[], controller: string): ResourceStatus[] {
+  const judged = new Set(statuses.map((s) => idOf(s.object.kind, s.object.namespace, s.object.name)));
+  return objects
+    .filter(
+      (m) =>
+        isJsonObject(m.raw.status) &&
+        namesController(m.raw.status, controller) &&
+        !judged.has(idOf(m.kind, m.metadata.namespace, m.metadata.name)),
+    )
+    .map((m) => ({
+      object: objectRef(m),
+      conditions: [],
+      ...(Array.isArray((m.raw.status as Json).parents) ? { parents: [] } : { ancestors: [] }),
+    }));
+}
+
 /**
  * Writes every status of `api`'s cluster. Never throws for one object: each outcome is in the report; a
  * server that stops answering midway fails the objects not yet written.
@@ -98,11 +134,17 @@ export async function writeClusterStatuses(
   api: KubeApi,
   listings: Listing[],
   statuses: ResourceStatus[],
-  now = new Date(),
+  options: StatusWriteOptions = {},
 ): Promise<StatusWrites> {
-  const at = transitionTime(now);
+  const controller = options.controller ?? KEDGE_CONTROLLER;
+  const ctx: WriteContext = { api, at: transitionTime(options.now ?? new Date()), controller };
   const report: StatusWrites = { cluster: api.cluster.name, written: [], unchanged: 0, skipped: [], failed: [] };
-  const mine = statuses.filter((s) => s.object.cluster === api.cluster.name);
+  const objects = (options.objects ?? []).filter((m) => m.cluster === api.cluster.name);
+  const known = new Map(
+    objects.map((m) => [idOf(m.kind, m.metadata.namespace, m.metadata.name), isJsonObject(m.raw.status) ? m.raw.status : {}]),
+  );
+  const judged = statuses.filter((s) => s.object.cluster === api.cluster.name);
+  const mine = [...judged, ...withdrawals(objects, judged, controller)];
   let next = 0;
   const worker = async () => {
     while (next < mine.length) {
@@ -113,9 +155,15 @@ export async function writeClusterStatuses(
         report.skipped.push(`${name}: its kind is not served by this API server`);
         continue;
       }
+      // Unchanged against the status last read: nothing to read again or write.
+      const before = known.get(idOf(s.object.kind, s.object.namespace, s.object.name));
+      if (before && s.object.kind !== "GatewayClass" && !changesStatus(statusDocument(s, ctx.at, before, controller), before)) {
+        report.unchanged++;
+        continue;
+      }
       let outcome: Outcome;
       try {
-        outcome = await writeOne(api, listing, s, at);
+        outcome = await writeOne(ctx, listing, s);
       } catch (error) {
         if (!(error instanceof ApiUnreachable)) throw error;
         outcome = { failed: { problem: error.message, ...(error.hint ? { fix: error.hint } : {}) } };

@@ -77,7 +77,7 @@ export async function compileForEdge(
   const name = loaded.edge.name;
   const result = compiled ?? (await compileRouteTable(loaded.edge, loaded.manifests));
   const plan = planOrRefuse(result.table, { shardBytes: checks.shardBytes }, result.text);
-  if (checks.statusOut) writeStatusFiles(checks.statusOut, result.statuses);
+  if (checks.statusOut) writeStatusFiles(checks.statusOut, result.statuses, loaded.edge.controllerName);
   const summary: CompileSummary = {
     table: {
       name,

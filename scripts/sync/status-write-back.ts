@@ -3,13 +3,22 @@
  * a person reads of it (one line per cluster, one per object that could not be written, with its fix).
  */
 import type { ResourceStatus } from "../../src/compile/status/diagnostics";
+import type { Manifest } from "../../src/gateway-api/manifest";
 import type { LiveCluster } from "../kube/read-cluster";
 import { type StatusWrites, writeClusterStatuses } from "../kube/status-writer";
 import { count } from "./report";
 
-/** Writes each live cluster's statuses (the clusters at once); never throws for a cluster that refuses. */
-export function writeBackStatuses(live: LiveCluster[], statuses: ResourceStatus[], now = new Date()): Promise<StatusWrites[]> {
-  return Promise.all(live.map(({ api, listings }) => writeClusterStatuses(api, listings, statuses, now)));
+/**
+ * Writes each live cluster's statuses (the clusters at once), as `controller`, over `objects` as read;
+ * never throws for a cluster that refuses.
+ */
+export function writeBackStatuses(
+  live: LiveCluster[],
+  statuses: ResourceStatus[],
+  controller: string,
+  objects: Manifest[],
+): Promise<StatusWrites[]> {
+  return Promise.all(live.map(({ api, listings }) => writeClusterStatuses(api, listings, statuses, { controller, objects })));
 }
 
 /** One line per cluster, and one per object not written. */

@@ -11,6 +11,7 @@
  * last either way), then stops. One structured record per cycle.
  */
 import { watch as watchFiles, type FSWatcher } from "node:fs";
+import { relative, resolve, sep } from "node:path";
 import type { ClusterSettings, EdgeConfig } from "../../src/compile/input/edge-config";
 import type { CompileResult } from "../../src/compile/compile-route-table";
 import { ClusterWatch } from "../kube/cluster-watch";
@@ -55,6 +56,9 @@ const ageSeconds = (since: Date, now: number) => Math.round((now - since.getTime
 
 export class WatchLoop {
   private readonly watches = new Map<string, ClusterWatch>();
+  /** A cluster re-pointed in kedge.yaml (another context or kubeconfig): its new watch, until it has listed once. */
+  private readonly replacing = new Map<string, ClusterWatch>();
+  private retryTimer?: NodeJS.Timeout;
   private files?: FSWatcher;
   private timer?: NodeJS.Timeout;
   private staleTimer?: NodeJS.Timeout;
@@ -64,7 +68,6 @@ export class WatchLoop {
   private rerun = false;
   private stopping = false;
   private failure?: Error;
-  private readonly startedAt = Date.now();
   private readonly summary: WatchSummary = { cycles: 0, pushes: 0 };
   private finish!: () => void;
   private readonly finished = new Promise<void>((resolve) => (this.finish = resolve));
@@ -79,7 +82,18 @@ export class WatchLoop {
   async run(signals: NodeJS.Signals[] = ["SIGTERM", "SIGINT"]): Promise<WatchSummary> {
     const loaded = loadConfig(this.settings.configDir);
     this.reconcileWatches(loaded.edge);
-    this.files = watchFiles(this.settings.configDir, { recursive: true }, (_event, file) => this.changed(`file ${file ?? "?"} changed`));
+    // Files written under --status-out (when it is inside the config folder) are the loop's own output.
+    const statusOut = this.settings.checks.statusOut
+      ? relative(resolve(this.settings.configDir), resolve(this.settings.checks.statusOut))
+      : undefined;
+    const own = (file: string) =>
+      statusOut !== undefined && !statusOut.startsWith("..") && (file === statusOut || file.startsWith(`${statusOut}${sep}`));
+    this.files = watchFiles(this.settings.configDir, { recursive: true }, (_event, file) => {
+      if (!file || !own(file)) this.changed(`file ${file ?? "?"} changed`);
+    });
+    this.files.on("error", (error) =>
+      this.io.note(`! watching ${this.settings.configDir} failed (${error.message}); file changes are no longer seen`),
+    );
     const onSignal = (signal: NodeJS.Signals) => {
       this.io.record({ time: new Date().toISOString(), signal, stopping: "the cycle in progress finishes, then the watch stops" });
       void this.stop();
@@ -98,29 +112,48 @@ export class WatchLoop {
     this.stopping = true;
     clearTimeout(this.timer);
     clearTimeout(this.staleTimer);
+    clearTimeout(this.retryTimer);
     this.files?.close();
-    for (const w of this.watches.values()) w.stop();
+    for (const w of [...this.watches.values(), ...this.replacing.values()]) w.stop();
     await this.running;
     this.finish();
   }
 
-  /** Starts a watch for each live cluster kedge.yaml names, and stops those it no longer names. */
+  private startWatch(cluster: ClusterSettings): ClusterWatch {
+    const w = new ClusterWatch(cluster, (why) => this.changed(why));
+    w.start((error) => {
+      this.failure = new WatchFailed(error.message, error instanceof UserError ? error.hint : undefined);
+      void this.stop();
+    });
+    return w;
+  }
+
+  /**
+   * Starts a watch for each live cluster kedge.yaml names and stops those it no longer names. A cluster
+   * pointed at another context or kubeconfig keeps its old watch's snapshot until the new one has listed.
+   */
   private reconcileWatches(edge: EdgeConfig): void {
     const live = edge.clusters.filter((c) => c.kubeContext);
-    for (const [name, w] of this.watches)
-      if (!live.some((c) => c.name === name && c.kubeContext === w.cluster.kubeContext && c.kubeconfig === w.cluster.kubeconfig)) {
+    const same = (c: ClusterSettings, w: ClusterWatch) => c.kubeContext === w.cluster.kubeContext && c.kubeconfig === w.cluster.kubeconfig;
+    for (const [name, next] of this.replacing) {
+      const cluster = live.find((c) => c.name === name);
+      if (!cluster || !same(cluster, next)) {
+        next.stop();
+        this.replacing.delete(name);
+      } else if (next.listed) {
+        this.watches.get(name)?.stop();
+        this.watches.set(name, next);
+        this.replacing.delete(name);
+      }
+    }
+    for (const [name, w] of this.watches) {
+      const cluster = live.find((c) => c.name === name);
+      if (!cluster) {
         w.stop();
         this.watches.delete(name);
-      }
-    for (const cluster of live) {
-      if (this.watches.has(cluster.name)) continue;
-      const w = new ClusterWatch(cluster, (why) => this.changed(why));
-      this.watches.set(cluster.name, w);
-      w.start((error) => {
-        this.failure = new WatchFailed(error.message, error instanceof UserError ? error.hint : undefined);
-        void this.stop();
-      });
+      } else if (!same(cluster, w) && !this.replacing.has(name)) this.replacing.set(name, this.startWatch(cluster));
     }
+    for (const cluster of live) if (!this.watches.has(cluster.name)) this.watches.set(cluster.name, this.startWatch(cluster));
   }
 
   /** A change: the next cycle runs after the quiet period, or at once when changes have kept coming for ten. */
@@ -169,7 +202,8 @@ export class WatchLoop {
     const clusters = edge.clusters.map((c) => {
       const w = this.watches.get(c.name);
       if (!w) return c;
-      const since = w.staleSince ?? (w.listed ? null : new Date(this.startedAt));
+      // Never listed: its snapshot is empty since its watch started.
+      const since = w.listed ? w.staleSince : new Date(w.startedAt);
       if (!since) return c;
       const age = ageSeconds(since, now);
       stale.push(`${c.name}(${age}s)`);
@@ -183,8 +217,9 @@ export class WatchLoop {
   /** A cycle again when the oldest stale cluster passes the bound, so its endpoints go without another change. */
   private scheduleStaleBound(now: number): void {
     clearTimeout(this.staleTimer);
+    if (this.stopping) return;
     const due = [...this.watches.values()]
-      .map((w) => w.staleSince ?? (w.listed ? null : new Date(this.startedAt)))
+      .map((w) => (w.listed ? w.staleSince : new Date(w.startedAt)))
       .filter((d): d is Date => d !== null)
       .map((d) => d.getTime() + this.settings.staleAfterMs - now)
       .filter((ms) => ms > 0);
@@ -214,9 +249,8 @@ export class WatchLoop {
       return;
     }
     this.reconcileWatches(loaded.edge);
-    const waiting = [...this.watches.values()].filter(
-      (w) => !w.listed && w.staleSince === null && Date.now() - this.startedAt < this.settings.staleAfterMs,
-    );
+    // A cluster not listed yet (down at the start, or just added) would be pushed without its objects: wait, within the bound.
+    const waiting = [...this.watches.values()].filter((w) => !w.listed && Date.now() - w.startedAt < this.settings.staleAfterMs);
     if (waiting.length > 0) {
       this.io.record({
         ...base,
@@ -276,7 +310,7 @@ export class WatchLoop {
       }
     }
     const pushed = await this.push(checked.plan, loaded.edge.name);
-    const statuses = this.settings.writeStatus ? await this.writeStatus(checked.result) : [];
+    const statuses = this.settings.writeStatus ? await this.writeStatus(checked.result, config) : [];
     for (const r of statuses)
       for (const f of r.failed)
         this.io.note(`! cluster ${r.cluster}: status of ${f.object} not written: ${f.problem}${f.fix ? `\n    fix: ${f.fix}` : ""}`);
@@ -306,8 +340,9 @@ export class WatchLoop {
   }
 
   /** The verdict back into each live cluster that answers (a stale one is written once it answers again). */
-  private writeStatus(result: CompileResult): Promise<StatusWrites[]> {
+  private writeStatus(result: CompileResult, config: LoadedConfig): Promise<StatusWrites[]> {
     const answering = [...this.watches.values()].filter((w) => w.listed && w.staleSince === null);
-    return Promise.all(answering.map((w) => writeClusterStatuses(w.api, w.listings, result.statuses)));
+    const options = { controller: config.edge.controllerName, objects: config.manifests };
+    return Promise.all(answering.map((w) => writeClusterStatuses(w.api, w.listings, result.statuses, options)));
   }
 }

@@ -7,7 +7,7 @@ import { statusDocument, transitionTime } from "../kube/status-document";
 import { UserError } from "./user-error";
 
 /** Writes `<dir>/<cluster>/<kind>-<namespace>-<name>.yaml` for every status; returns the files written. */
-export function writeStatusFiles(dir: string, statuses: ResourceStatus[], now = new Date()): string[] {
+export function writeStatusFiles(dir: string, statuses: ResourceStatus[], controller?: string, now = new Date()): string[] {
   const at = transitionTime(now);
   const files: string[] = [];
   for (const s of statuses) {
@@ -15,7 +15,8 @@ export function writeStatusFiles(dir: string, statuses: ResourceStatus[], now = 
       apiVersion: s.object.apiVersion ?? "gateway.networking.k8s.io/v1",
       kind: s.object.kind,
       metadata: { name: s.object.name, namespace: s.object.namespace },
-      status: statusDocument(s, at),
+      // A file shows what is set: the nulls a merge patch uses to remove a field have no meaning here.
+      status: Object.fromEntries(Object.entries(statusDocument(s, at, {}, controller)).filter(([, value]) => value !== null)),
     };
     const folder = join(dir, s.object.cluster);
     const file = join(folder, `${s.object.kind.toLowerCase()}-${s.object.namespace}-${s.object.name}.yaml`);

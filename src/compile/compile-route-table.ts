@@ -30,6 +30,7 @@ import { X_GROUP } from "./input/api-groups";
 import type { EdgeConfig } from "./input/edge-config";
 import { readableObjects } from "./input/kinds";
 import { isReferencePermitted } from "./input/reference-grant";
+import { othersObjects, othersParent } from "./input/ownership";
 import { ResourceIndex } from "./input/resource-index";
 import { validateObjects } from "./input/schema/validate-objects";
 import { BackendAncestors, backendsOfRule } from "./report/backend-ancestors";
@@ -51,13 +52,28 @@ export interface CompileResult {
 
 const where = (m: Manifest) => `${m.file}:${m.line}`;
 
-/** input: the objects of the edge settings' clusters that kedge reads, validated and indexed; the others apart. */
-function readInput(manifests: Manifest[], clusterOrder: Map<string, number>, diagnostics: Diagnostics, book: StatusBook) {
+/**
+ * input: the objects of the edge settings' clusters that kedge reads, another controller's left alone
+ * (ownership.ts), the rest validated and indexed; the kinds kedge does not read apart.
+ */
+function readInput(manifests: Manifest[], edge: EdgeConfig, clusterOrder: Map<string, number>, diagnostics: Diagnostics, book: StatusBook) {
   const { read, others } = readableObjects(
     manifests.filter((m) => clusterOrder.has(m.cluster)),
     diagnostics,
   );
-  const index = new ResourceIndex(validateObjects(read, diagnostics, book));
+  const theirs = othersObjects(read, edge.gatewayClassName);
+  for (const m of theirs)
+    diagnostics.add(
+      "info",
+      m,
+      undefined,
+      "Ignored",
+      `${m.kind} ${m.metadata.namespace}/${m.metadata.name} is another controller's (not of GatewayClass ${edge.gatewayClassName}); left alone`,
+    );
+  const ours = read.filter((m) => !theirs.has(m));
+  const index = new ResourceIndex(
+    validateObjects(ours, diagnostics, book, (route, parentRef) => othersParent(route, parentRef, theirs, read)),
+  );
   for (const { duplicate: d, first } of index.duplicates)
     diagnostics.warn(
       d,
@@ -98,7 +114,7 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
   const diagnostics = new Diagnostics();
   const book = new StatusBook();
   const clusterOrder = new Map(edge.clusters.map((c, i) => [c.name, i]));
-  const { index, others } = readInput(manifests, clusterOrder, diagnostics, book);
+  const { index, others } = readInput(manifests, edge, clusterOrder, diagnostics, book);
 
   const ownListeners = compileGateways(index, edge.gatewayClassName, clusterOrder, diagnostics, book);
   const sets = compileListenerSets(index, ownListeners, clusterOrder, diagnostics, book);

@@ -55,8 +55,8 @@ export function pickEndpoint(
 }
 
 /**
- * An endpoint to retry on after `tried` failed: usable and untried, at the lowest priority that has one
- * (a standby cluster only once the primaries have none left), in a cluster not tried yet when one can
+ * An endpoint to retry on after `tried` failed: usable and untried, within the priorities new traffic
+ * would use among them (a standby once the primaries lack enough), in a cluster not tried yet when one can
  * serve, the nearest such tier first (a retry may leave the request's tier); with none usable, any
  * untried one (panic). Null when every endpoint was tried.
  */
@@ -71,8 +71,9 @@ export function failoverEndpoint(
   const untried = backend.pool.endpoints.filter((e) => !tried.some((t) => t.id === e.id));
   const triedClusters = new Set(tried.map((t) => t.cluster));
   const elsewhere = (list: CompiledEndpoint[]) => list.filter((e) => !triedClusters.has(e.cluster));
-  // Another endpoint of the same priority before a standby's, even in the cluster that just failed.
-  const usable = lowestPriorityOf(
+  // The priorities new traffic would use among the untried (a standby only once the primaries lack
+  // enough), so a retry never piles onto a lone recovering primary.
+  const usable = preferredByPriority(
     prepared.table,
     untried.filter((e) => health.usable(e)),
   );

@@ -205,7 +205,11 @@ async function pinOrChoose(ctx: Resolved, h: HandlerContext): Promise<Target | R
   const slots = ctx.slots.refs[choice.refIndex] ?? ctx.slots.rule;
   if (slots.redirect) return slots.redirect;
   const endpoint = pickEndpoint(ctx.prepared, choice.backend, Math.random(), ctx.location, h.isolate.health);
-  if (!endpoint) throw new GatewayError("NO_HEALTHY_ENDPOINT", `backend ${choice.backend.backend.id} has no ready endpoint`);
+  if (!endpoint)
+    throw new GatewayError(
+      "NO_HEALTHY_ENDPOINT",
+      `backend ${choice.backend.backend.id} has no ready endpoint that takes new traffic (a draining cluster's keep only their pinned sessions)`,
+    );
   // A new session is stored while the upstream works; its token joins the response.
   const newSession = session && deps ? startSession(deps, session, pinKey(choice.backend.backend), endpoint.id) : undefined;
   return { ref: choice.ref, slots, backend: choice.backend, endpoint, pinned: null, ...(newSession ? { newSession } : {}) };

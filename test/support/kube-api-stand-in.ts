@@ -82,6 +82,8 @@ export class KubeStandIn {
    * (its change then moves the resourceVersion, and the patch's precondition fails with 409).
    */
   beforeStatusPatch?: (plural: string, namespace: string, name: string) => void;
+  /** Set by a test: the next this many requests (discovery, lists, watches) are answered with this status, as an overloaded server would. */
+  failing?: { status: number; count: number };
   private rv = 100;
   /** Watch events before this resourceVersion are compacted away: a watch from before gets 410 Gone. */
   private compactedBefore = 0;
@@ -202,6 +204,20 @@ export class KubeStandIn {
     return this.objects.get(plural)!.get(`${namespace}/${name}`);
   }
 
+  /** Every open watch gets half an event and then its connection reset, as a proxy that drops it mid-write. */
+  cutWatches(): void {
+    for (const w of this.watchers) {
+      w.res.write('{"type":"MODIFIED","object":{"metadata":{"name":"half');
+      w.res.destroy();
+    }
+  }
+
+  /** Every open watch gets an ERROR event (not 410), as a server that cannot go on with it. */
+  errorWatches(): void {
+    for (const w of this.watchers)
+      w.res.write(`${JSON.stringify({ type: "ERROR", object: statusBody(500, "InternalError", "the stand-in ends this watch") })}\n`);
+  }
+
   /** Watches from before now get 410 Gone (etcd compaction). */
   compact(): void {
     this.compactedBefore = this.rv;
@@ -257,6 +273,10 @@ export class KubeStandIn {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(payload));
     };
+    if (this.failing && this.failing.count > 0) {
+      this.failing.count--;
+      return send(this.failing.status, statusBody(this.failing.status, "TooManyRequests", "the stand-in is told to fail this request"));
+    }
     // kubectl sends no token to a plain-HTTP server; a wrong one is refused.
     if (req.headers.authorization !== undefined && req.headers.authorization !== `Bearer ${this.options.token}`)
       return send(401, statusBody(401, "Unauthorized", "Unauthorized"));

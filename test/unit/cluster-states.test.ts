@@ -93,6 +93,23 @@ describe("choosing by priority", () => {
     expect(["west", "south"]).toContain(failoverEndpoint(prepared, backend, {}, all, east, 0.5)?.cluster);
   });
 
+  it("spreads a retry over the standby too while the primaries lack the threshold, never onto a lone primary alone", async ({ expect }) => {
+    const table = await compile(
+      "    - { name: east }\n    - { name: west, priority: 1 }\n    - { name: south, priority: 1 }\n",
+      "  failover: { minHealthyEndpoints: 3 }\n",
+    );
+    const prepared = prepareTable(table);
+    const backend = [...prepared.backends.values()][0]!;
+    const [east1, east2] = backend.backend.endpoints.filter((e) => e.cluster === "east");
+    const west = backend.backend.endpoints.find((e) => e.cluster === "west")!;
+    // east2 is unhealthy: one usable primary, fewer than 3, so new traffic spreads over the standbys too.
+    const health = { generation: 1, allUsable: false, usable: (e: CompiledEndpoint) => e.id !== east2!.id };
+    const retries = new Set<string>();
+    for (let i = 0; i < 40; i++) retries.add(failoverEndpoint(prepared, backend, {}, health, [west], i / 40)!.cluster);
+    expect([...retries].sort()).toEqual(["east", "south"]);
+    expect(east1).toBeDefined();
+  });
+
   it("widens to the next priority cumulatively until the threshold is met, and takes everything when none is", ({ expect }) => {
     const at = (cluster: string, n: number): CompiledEndpoint => ({
       id: `${cluster}/10.0.0.${n}:80`,

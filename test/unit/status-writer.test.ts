@@ -81,7 +81,7 @@ async function connect(options: { forbiddenStatus?: string[] } = {}) {
 describe("status written back", () => {
   it("adds kedge's parent entry after another controller's, and does not write an unchanged status again", async ({ expect }) => {
     const { api, listings, standIn } = await connect();
-    const first = await writeClusterStatuses(api, listings, [routeStatus], new Date("2026-11-26T10:00:00Z"));
+    const first = await writeClusterStatuses(api, listings, [routeStatus], { now: new Date("2026-11-26T10:00:00Z") });
     expect(first).toMatchObject({ cluster: "east", written: ["HTTPRoute shop/web"], unchanged: 0, failed: [] });
     const parents = (standIn.object("httproutes", "shop", "web")!.status as { parents: unknown[] }).parents;
     expect(parents).toEqual([
@@ -92,7 +92,7 @@ describe("status written back", () => {
         conditions: [{ ...accepted, observedGeneration: 3, lastTransitionTime: "2026-11-26T10:00:00Z" }],
       },
     ]);
-    const again = await writeClusterStatuses(api, listings, [routeStatus], new Date("2026-11-26T11:00:00Z"));
+    const again = await writeClusterStatuses(api, listings, [routeStatus], { now: new Date("2026-11-26T11:00:00Z") });
     expect(again).toMatchObject({ written: [], unchanged: 1 });
     expect(standIn.statusWrites).toHaveLength(1);
   });

@@ -110,7 +110,10 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
     }));
     if (outcome.historyProblem) io.note(`! ${outcome.historyProblem}`);
     // The verdict goes back to the clusters once the edge serves what it describes.
-    const statusWrites = options.writeStatus && loaded.live.length > 0 ? await writeBackStatuses(loaded.live, checked.result.statuses) : [];
+    const statusWrites =
+      options.writeStatus && loaded.live.length > 0
+        ? await writeBackStatuses(loaded.live, checked.result.statuses, loaded.edge.controllerName, loaded.manifests)
+        : [];
     const described = describeStatusWrites(statusWrites);
     for (const problem of described.problems) io.note(problem);
     const shards = checked.plan.shards.length;

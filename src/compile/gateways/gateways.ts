@@ -185,7 +185,7 @@ export function reportGateways(listeners: EdgeListener[], book: StatusBook): voi
     const copies = ls[0]!.copies;
     const across = copies.length > 1 ? `; one Gateway across clusters ${copies.map((c) => c.cluster).join(", ")}` : "";
     const conditions = served > 0 ? [accepted(`${served} of ${ls.length} listeners served${across}`), programmed()] : notServed();
-    const views = ls.map((l) => book.listenerView(l.id, l.name));
+    const views = ls.map((l) => book.listenerView(l.id, l.name, l.allowsHTTPRoute));
     // Where clients reach it: the edge's addresses are Cloudflare's, so the names it is served under.
     const addresses = [
       ...new Set(ls.filter(isServed).flatMap((l) => l.addresses ?? (l.hostname && !l.hostname.startsWith("*") ? [l.hostname] : []))),

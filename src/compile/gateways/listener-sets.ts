@@ -120,7 +120,7 @@ export function reportListenerSets(listeners: EdgeListener[], rejected: Rejected
   for (const ls of bySet.values()) {
     const served = ls.filter(isServed).length;
     const conditions = served > 0 ? [accepted(`${served} of ${ls.length} listeners served`), programmed()] : notServed();
-    const views = ls.map((l) => book.listenerView(l.id, l.name));
+    const views = ls.map((l) => book.listenerView(l.id, l.name, l.allowsHTTPRoute));
     for (const copy of ls[0]!.listenerSet!) {
       book.setConditions(copy, conditions);
       book.setListeners(copy, views);

@@ -39,6 +39,15 @@ export const EDGE_CONFIG_SCHEMA: Schema = obj(
     spec: obj(
       {
         gatewayClassName: str({ pattern: /^.+$/, hint: "the name of the GatewayClass this edge serves" }),
+        // The GatewayClass's spec.controllerName, and what status entries kedge writes are marked with:
+        // two edges sharing a cluster each need their own.
+        controllerName: withDefault(
+          str({
+            pattern: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$/,
+            hint: "a domain-prefixed path like kedge.dev/edge",
+          }),
+          "kedge.dev/edge",
+        ),
         clusters: list(
           obj(
             {

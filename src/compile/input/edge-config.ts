@@ -78,6 +78,8 @@ export interface EdgeConfig {
   /** The table name; the KV keys are `table/<name>/...`. */
   name: string;
   gatewayClassName: string;
+  /** What status kedge writes is marked with (a GatewayClass of this controllerName is kedge's). */
+  controllerName: string;
   clusters: ClusterSettings[];
   egress: EgressSettings;
   sessions: { sameSite: SameSite };
@@ -137,6 +139,7 @@ interface RawEdgeConfig {
   metadata: { name: string };
   spec: {
     gatewayClassName: string;
+    controllerName: string;
     clusters: RawCluster[];
     locality?: { minHealthyEndpoints: number; preferNearest: boolean };
     failover?: { minHealthyEndpoints: number };
@@ -261,6 +264,7 @@ export function parseEdgeConfig(raw: unknown, file: string, locate?: Locate): Ed
   return {
     name: config.metadata.name,
     gatewayClassName: spec.gatewayClassName,
+    controllerName: spec.controllerName,
     clusters: spec.clusters.map((c) => ({
       name: c.name,
       region: c.region,

@@ -63,7 +63,7 @@ export interface ResourceStatus {
   /** HTTPRoute: one entry per parentRef. */
   parents?: { parentRef: ParentRefView; conditions: Condition[] }[];
   /** Gateway and ListenerSet: one entry per listener. */
-  listeners?: { name: string; attachedRoutes: number; conditions: Condition[] }[];
+  listeners?: { name: string; attachedRoutes: number; conditions: Condition[]; supportedKinds?: string[] }[];
   /** Gateway: how many ListenerSets attached listeners to it. */
   attachedListenerSets?: number;
   /** Gateway: the hostnames the edge serves it on (its Hostname addresses, else its served listeners' exact hostnames). */

@@ -17,6 +17,8 @@ export interface ListenerView {
   name: string;
   attachedRoutes: number;
   conditions: Condition[];
+  /** The route kinds it supports: HTTPRoute, unless its allowedRoutes.kinds leave that out. */
+  supportedKinds: string[];
 }
 
 /** The order statuses are emitted in: the GatewayClass, what serves, what routes, what backends. */
@@ -137,9 +139,9 @@ export class StatusBook {
   }
 
   /** The listener's status, for its Gateway's or ListenerSet's. */
-  listenerView(id: string, name: string): ListenerView {
+  listenerView(id: string, name: string, allowsHTTPRoute: boolean): ListenerView {
     const { conditions, attachedRoutes } = this.listenerState(id);
-    return { name, attachedRoutes, conditions };
+    return { name, attachedRoutes, conditions, supportedKinds: allowsHTTPRoute ? ["HTTPRoute"] : [] };
   }
 
   /** Every status, by kind (the GatewayClass first, then Gateways, ListenerSets, routes, backends, policies). */

@@ -41,11 +41,14 @@ export function objectProblems(m: Manifest): SchemaProblem[] {
   ];
 }
 
-/** The status of a refused object: per parent for a route, else its own conditions. */
-function reportRefused(m: Manifest, condition: Condition, book: StatusBook): void {
+/** Whether a route's parentRef is another controller's Gateway (its status entry is not kedge's to write). */
+export type OthersParent = (route: Manifest, parentRef: Record<string, unknown>) => boolean;
+
+/** The status of a refused object: per parent of this edge for a route, else its own conditions. */
+function reportRefused(m: Manifest, condition: Condition, book: StatusBook, othersParent: OthersParent): void {
   const parents =
     ROUTE_KINDS.has(m.kind) && Array.isArray(m.raw.spec && (m.raw.spec as { parentRefs?: unknown }).parentRefs)
-      ? (m.raw.spec as { parentRefs: unknown[] }).parentRefs.filter(isJsonObject)
+      ? (m.raw.spec as { parentRefs: unknown[] }).parentRefs.filter(isJsonObject).filter((p) => !othersParent(m, p))
       : null;
   if (!parents || parents.length === 0) return book.setConditions(m, [condition]);
   book.noteParents(m);
@@ -60,7 +63,12 @@ function reportRefused(m: Manifest, condition: Condition, book: StatusBook): voi
 }
 
 /** Checks every object; returns those that pass (the status of each one left out goes to the book). */
-export function validateObjects(manifests: Manifest[], diagnostics: Diagnostics, book: StatusBook): Manifest[] {
+export function validateObjects(
+  manifests: Manifest[],
+  diagnostics: Diagnostics,
+  book: StatusBook,
+  othersParent: OthersParent = () => false,
+): Manifest[] {
   const valid: Manifest[] = [];
   for (const m of manifests) {
     const problems = objectProblems(m);
@@ -76,7 +84,7 @@ export function validateObjects(manifests: Manifest[], diagnostics: Diagnostics,
     }
     const first = problems[0]!;
     const summary = `${fieldPathText(first.path)}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ""}`;
-    reportRefused(m, fails("Accepted", REASON.UnsupportedValue, `invalid object: ${summary}`), book);
+    reportRefused(m, fails("Accepted", REASON.UnsupportedValue, `invalid object: ${summary}`), book, othersParent);
   }
   return valid;
 }

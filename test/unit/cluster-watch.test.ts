@@ -1,0 +1,255 @@
+/**
+ * The watch of one live cluster and the `sync --watch` loop, in-process against stand-in API servers (no
+ * Worker): what a stream cut mid-event, an ERROR event, an overloaded server and a status-only change do
+ * to the snapshot; that a cluster down when the loop starts is waited for (never pushed without its
+ * objects), then left out past --stale-after, then listed again when it answers; and that a route that
+ * leaves kedge's Gateways loses kedge's status entry.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, it } from "vitest";
+import { ClusterWatch } from "../../scripts/kube/cluster-watch";
+import type { StoreOpenedAhead } from "../../scripts/sync/open-store";
+import { readCurrentTable } from "../../scripts/sync/publish";
+import { WatchLoop } from "../../scripts/sync/watch-loop";
+import type { ClusterSettings } from "../../src/compile/input/edge-config";
+import { KubeStandIn, kubeconfigFor, type StandInResource } from "../support/kube-api-stand-in";
+import { MemoryKv } from "../support/memory-kv";
+
+const GW = "gateway.networking.k8s.io";
+const TOKEN = "t";
+
+function objects(port: number, host: string): StandInResource[] {
+  return [
+    {
+      group: GW,
+      version: "v1",
+      plural: "gatewayclasses",
+      kind: "GatewayClass",
+      items: [{ metadata: { name: "kedge" }, spec: { controllerName: "kedge.dev/edge" } }],
+    },
+    {
+      group: GW,
+      version: "v1",
+      plural: "gateways",
+      kind: "Gateway",
+      items: [
+        {
+          metadata: { name: "gw", namespace: "shop" },
+          spec: { gatewayClassName: "kedge", listeners: [{ name: "http", protocol: "HTTP", port: 80 }] },
+        },
+      ],
+    },
+    {
+      group: GW,
+      version: "v1",
+      plural: "httproutes",
+      kind: "HTTPRoute",
+      // Named after its host: routes of one name that differ between clusters would not merge.
+      items: [
+        {
+          metadata: { name: host.split(".")[0], namespace: "shop" },
+          spec: { parentRefs: [{ name: "gw" }], hostnames: [host], rules: [{ backendRefs: [{ name: "web", port: 80 }] }] },
+        },
+      ],
+    },
+    {
+      group: "",
+      version: "v1",
+      plural: "services",
+      kind: "Service",
+      items: [{ metadata: { name: "web", namespace: "shop" }, spec: { ports: [{ name: "http", port: 80 }] } }],
+    },
+    {
+      group: "discovery.k8s.io",
+      version: "v1",
+      plural: "endpointslices",
+      kind: "EndpointSlice",
+      items: [
+        {
+          metadata: { name: "web-1", namespace: "shop", labels: { "kubernetes.io/service-name": "web" } },
+          addressType: "IPv4",
+          ports: [{ name: "http", port }],
+          endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: true } }],
+        },
+      ],
+    },
+  ];
+}
+
+const started: KubeStandIn[] = [];
+const stops: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0)) await stop();
+  await Promise.all(started.splice(0).map((s) => s.close()));
+});
+
+const dir = mkdtempSync(join(tmpdir(), "kedge-watch-"));
+
+async function standIn(port: number, host: string): Promise<KubeStandIn> {
+  const s = await KubeStandIn.start(objects(port, host), { token: TOKEN });
+  started.push(s);
+  return s;
+}
+
+function cluster(name: string, s: KubeStandIn): ClusterSettings {
+  const kubeconfig = join(dir, `${name}.json`);
+  writeFileSync(kubeconfig, kubeconfigFor({ [name]: s.url }, TOKEN));
+  return {
+    name,
+    kubeContext: name,
+    kubeconfig,
+    weight: 1,
+    state: "Serving",
+    priority: 0,
+    endpoints: { from: "EndpointSlice", scheme: "http" },
+  };
+}
+
+/** Resolves once `test` holds, polling; fails after `ms`. */
+async function until(test: () => boolean, ms = 8000, what = "the condition"): Promise<void> {
+  const end = Date.now() + ms;
+  while (!test()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe("the watch of one cluster", () => {
+  it("survives a stream cut mid-event and ERROR events, and takes an overloaded server for stale, not fatal", async ({ expect }) => {
+    const s = await standIn(9001, "a.example");
+    const changes: string[] = [];
+    const failures: Error[] = [];
+    const w = new ClusterWatch(cluster("east", s), (why) => changes.push(why));
+    stops.push(() => w.stop());
+    w.start((e) => failures.push(e));
+    await until(() => w.listed, 8000, "the first listing");
+    const routes = () =>
+      w
+        .objects()
+        .manifests.filter((m) => m.kind === "HTTPRoute")
+        .map((m) => m.metadata.name);
+    s.cutWatches();
+    s.apply("httproutes", { metadata: { name: "second", namespace: "shop" }, spec: { parentRefs: [{ name: "gw" }] } });
+    await until(() => routes().includes("second"), 8000, "the route applied after the cut");
+    s.errorWatches();
+    s.apply("httproutes", { metadata: { name: "third", namespace: "shop" }, spec: { parentRefs: [{ name: "gw" }] } });
+    await until(() => routes().includes("third"), 8000, "the route applied after the ERROR event");
+    // 503 on everything for a while: stale, with the snapshot kept; then it answers again.
+    s.failing = { status: 503, count: 4 };
+    s.errorWatches();
+    await until(() => w.staleSince !== null, 8000, "staleness");
+    expect(routes().sort()).toEqual(["a", "second", "third"]);
+    await until(() => w.staleSince === null, 15_000, "the cluster answering again");
+    expect(failures).toEqual([]);
+  });
+
+  it("counts a Service's status as a change, and an HTTPRoute's status (kedge's own writes) as none", async ({ expect }) => {
+    const s = await standIn(9001, "a.example");
+    const changes: string[] = [];
+    const w = new ClusterWatch(cluster("east", s), (why) => changes.push(why));
+    stops.push(() => w.stop());
+    w.start(() => undefined);
+    await until(() => w.listed);
+    const before = changes.length;
+    s.setStatus("httproutes", "shop", "a", { parents: [] });
+    s.setStatus("services", "shop", "web", { loadBalancer: { ingress: [{ hostname: "web.lb.example" }] } });
+    await until(() => changes.length > before);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(changes.slice(before)).toEqual(["cluster east: Service shop/web modified"]);
+  });
+});
+
+describe("sync --watch, in-process", () => {
+  it("waits for a cluster down at the start, leaves it out past --stale-after, and lists it again when it answers", async ({ expect }) => {
+    const east = await standIn(9001, "east.example");
+    const west = await standIn(9002, "west.example");
+    await west.stop();
+    const config = mkdtempSync(join(dir, "config-"));
+    const clusters = [cluster("east", east), cluster("west", west)];
+    writeFileSync(
+      join(config, "kedge.yaml"),
+      `apiVersion: kedge.dev/v1alpha1\nkind: EdgeConfig\nmetadata: { name: watched }\nspec:\n  gatewayClassName: kedge\n  clusters:\n${clusters.map((c) => `    - { name: ${c.name}, kubeContext: ${c.kubeContext}, kubeconfig: ${JSON.stringify(c.kubeconfig)} }`).join("\n")}\n`,
+    );
+    const kv = new MemoryKv();
+    const store = { use: <T>(fn: (kv: MemoryKv) => Promise<T>) => fn(kv) } as unknown as StoreOpenedAhead;
+    const records: Record<string, unknown>[] = [];
+    const loop = new WatchLoop(
+      {
+        configDir: config,
+        where: { target: "local", persistTo: join(dir, "state"), wranglerConfig: "wrangler.toml" },
+        checks: { strict: false, shardBytes: 1 << 20 },
+        force: false,
+        debounceMs: 50,
+        staleAfterMs: 1500,
+        writeStatus: true,
+      },
+      store,
+      { note: () => undefined, record: (r) => records.push(r) },
+    );
+    const running = loop.run([]);
+    stops.push(() => loop.stop());
+    await until(() => records.some((r) => r.waiting === "west"), 8000, "a waiting record");
+    expect(records.some((r) => r.pushed === true)).toBe(false);
+    await until(() => records.some((r) => r.pushed === true), 8000, "the push past the bound");
+    const firstPush = records.find((r) => r.pushed === true)!;
+    expect(firstPush).toMatchObject({ dropped: "west" });
+    const hosts = async () => Object.keys((await readCurrentTable(kv, "watched"))?.hosts.HTTP?.exact ?? {}).sort();
+    expect(await hosts()).toEqual(["east.example"]);
+    await west.restart();
+    await until(() => records.some((r) => r.pushed === true && r.stale === undefined), 15_000, "a push with west back");
+    expect(await hosts(), JSON.stringify(records)).toEqual(["east.example", "west.example"]);
+    await loop.stop();
+    await running;
+  });
+
+  it("takes kedge's status entry off a route that left kedge's Gateways", async ({ expect }) => {
+    const east = await standIn(9001, "east.example");
+    const config = mkdtempSync(join(dir, "config-"));
+    const c = cluster("east", east);
+    writeFileSync(
+      join(config, "kedge.yaml"),
+      `apiVersion: kedge.dev/v1alpha1\nkind: EdgeConfig\nmetadata: { name: moved }\nspec:\n  gatewayClassName: kedge\n  clusters: [{ name: east, kubeContext: east, kubeconfig: ${JSON.stringify(c.kubeconfig)} }]\n`,
+    );
+    const kv = new MemoryKv();
+    const store = { use: <T>(fn: (kv: MemoryKv) => Promise<T>) => fn(kv) } as unknown as StoreOpenedAhead;
+    const records: Record<string, unknown>[] = [];
+    const settings = {
+      configDir: config,
+      where: { target: "local" as const, persistTo: join(dir, "state"), wranglerConfig: "wrangler.toml" },
+      checks: { strict: false, shardBytes: 1 << 20 },
+      force: true,
+      debounceMs: 50,
+      staleAfterMs: 60_000,
+      writeStatus: true,
+    };
+    const loop = new WatchLoop(settings, store, { note: () => undefined, record: (r) => records.push(r) });
+    const running = loop.run([]);
+    stops.push(() => loop.stop());
+    const parents = () =>
+      ((east.object("httproutes", "shop", "east")?.status as { parents?: { controllerName: string }[] } | undefined)?.parents ?? []).map(
+        (p) => p.controllerName,
+      );
+    await until(() => parents().includes("kedge.dev/edge"), 8000, "kedge's entry");
+    // The route moves to another implementation's Gateway, which keeps its own entry.
+    east.apply("gateways", {
+      metadata: { name: "istio", namespace: "shop" },
+      spec: { gatewayClassName: "istio", listeners: [{ name: "http", protocol: "HTTP", port: 80 }] },
+    });
+    east.apply("httproutes", {
+      metadata: { name: "east", namespace: "shop" },
+      spec: { parentRefs: [{ name: "istio" }], rules: [{ backendRefs: [{ name: "web", port: 80 }] }] },
+    });
+    east.setStatus("httproutes", "shop", "east", {
+      parents: [
+        ...((east.object("httproutes", "shop", "east")?.status as { parents?: unknown[] } | undefined)?.parents ?? []),
+        { controllerName: "istio.io/gateway-controller", parentRef: { name: "istio" }, conditions: [] },
+      ],
+    });
+    await until(() => !parents().includes("kedge.dev/edge"), 8000, "kedge's entry withdrawn");
+    expect(parents()).toEqual(["istio.io/gateway-controller"]);
+    await loop.stop();
+    await running;
+  });
+});
