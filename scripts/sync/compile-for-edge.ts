@@ -108,6 +108,14 @@ export async function compileForEdge(
         refusal: { code: 2, reason: `--remote: ${count(refusals, "problem")} above would fail requests at the edge; nothing written` },
       };
   }
+  if (invalidObjects > 0 && !checks.allowInvalid)
+    return {
+      ...compiledForEdge,
+      refusal: {
+        code: 1,
+        reason: `${count(invalidObjects, "object")} above fail their schema, as the API server would have refused them; nothing written (fix them, or pass --allow-invalid to push the rest)`,
+      },
+    };
   const errors = errorCount(result.diagnostics);
   if (checks.strict && errors > 0)
     return { ...compiledForEdge, refusal: { code: 1, reason: `--strict: ${count(errors, "error")} above; nothing written` } };

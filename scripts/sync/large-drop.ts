@@ -4,16 +4,20 @@
  * One cluster's broken folder or a mistyped parentRef otherwise turns a working edge into 404s.
  */
 import type { RouteTable } from "../../src/table/route-table";
-import { servedHostnames } from "./deployment-checks";
 import { count } from "./report";
 
 /** The share of the served rules or hosts a push may remove without --force. */
 export const MAX_DROP_SHARE = 0.5;
 
-/** Host patterns a table answers: exact names, wildcards, and "any host" when a listener takes any. */
+/** Host patterns a table answers with some route: exact names, wildcards, and "any host" when a route takes any. */
 function hostsOf(table: RouteTable): Set<string> {
-  const hosts = new Set(servedHostnames(table));
-  if (Object.values(table.hosts).some((index) => (index?.any.length ?? 0) > 0)) hosts.add("(any host)");
+  const hosts = new Set<string>();
+  for (const index of Object.values(table.hosts)) {
+    if (!index) continue;
+    for (const [host, list] of Object.entries(index.exact)) if (list.length > 0) hosts.add(host);
+    for (const [suffix, list] of Object.entries(index.wildcard)) if (list.length > 0) hosts.add(`*.${suffix}`);
+    if (index.any.length > 0) hosts.add("(any host)");
+  }
   return hosts;
 }
 

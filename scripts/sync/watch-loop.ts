@@ -178,12 +178,15 @@ export class WatchLoop {
     this.firstPending = undefined;
     this.running = this.runCycle(reasons)
       .catch((error: unknown) => {
-        // A bug or a store that failed: said, and the next change tries again.
+        // A store that failed (or a bug): said, and tried again after a while even if nothing changes.
         this.io.record({
           time: new Date().toISOString(),
           cycle: this.summary.cycles,
           error: error instanceof Error ? error.message : String(error),
         });
+        clearTimeout(this.retryTimer);
+        if (!this.stopping)
+          this.retryTimer = setTimeout(() => this.changed("retry after a failed cycle"), Math.max(5000, this.settings.debounceMs * 10));
       })
       .finally(() => {
         this.running = undefined;

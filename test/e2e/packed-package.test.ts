@@ -1,0 +1,236 @@
+/**
+ * kedge as a stranger meets it: the package packed with `npm pack` (its prepack builds dist/), installed
+ * from the tarball into an empty folder with the README's install command, the install then made
+ * read-only and root's, and every command of the README's first-hour path run there as another user
+ * (nobody, when the tests run as root): `npx kedge init`, `npx kedge dev` serving the scaffolded project,
+ * `npx wrangler deploy --dry-run` bundling it; every command answering `--help` with its own text; nothing
+ * ever written inside node_modules; safe pushes refusing a schema error, a drop to nothing and a
+ * placeholder KV namespace. Dependencies come from npm's cache or registry, as for any package.
+ */
+import { execFileSync, type SpawnOptions, spawn, spawnSync } from "node:child_process";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { freePort, ROOT } from "./harness";
+
+const README = readFileSync(join(ROOT, "README.md"), "utf8");
+
+/** The commands of the README's fenced sh block that contains `needle`. */
+function readmeBlock(needle: string): string[] {
+  const block = [...README.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes(needle));
+  if (!block) throw new Error(`the README has no sh block with ${needle}`);
+  return block
+    .split("\n")
+    .map((l) => l.replace(/#.*$/, "").trim())
+    .filter(Boolean);
+}
+
+/** GET `path` with a Host header (fetch() sends the URL's host and no other). */
+function getWithHost(
+  port: number,
+  host: string,
+  path = "/",
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, headers: { host, ...headers } }, (res) => {
+      let body = "";
+      res.on("data", (d: Buffer) => (body += d.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** Every file under `dir` with its size and mtime: what "nothing written" compares. */
+function snapshot(dir: string): string {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const path = join(d, name);
+      const stat = statSync(path);
+      if (stat.isDirectory()) walk(path);
+      else out.push(`${path} ${stat.size} ${stat.mtimeMs}`);
+    }
+  };
+  walk(dir);
+  return out.sort().join("\n");
+}
+
+const root = process.getuid?.() === 0;
+/** As whom the stranger's commands run: nobody when the tests run as root. */
+const user: SpawnOptions = root ? { uid: 65534, gid: 65534 } : {};
+
+describe("the packed package, installed read-only and used as the README says", { timeout: 120_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), "kedge-packed-"));
+  const app = join(dir, "app");
+  const home = join(dir, "home");
+  // A stranger's shell: none of the npm_* variables `npm test` sets (npm_config_local_prefix would point
+  // npx at this repository).
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith("npm_")));
+  const env = {
+    ...clean,
+    WRANGLER_SEND_METRICS: "false",
+    npm_config_audit: "false",
+    npm_config_fund: "false",
+    npm_config_update_notifier: "false",
+    HOME: home,
+    npm_config_cache: join(home, ".npm"),
+  };
+  const run = (command: string, args: string[]) => spawnSync(command, args, { cwd: app, env, encoding: "utf8", ...user, timeout: 60_000 });
+  const npx = (...args: string[]) => run("npx", ["--no-install", ...args]);
+  let installed = "";
+
+  beforeAll(() => {
+    mkdirSync(app);
+    mkdirSync(home);
+    // Packed and installed as the repository's user, with npm's own cache (offline-first).
+    const asMe = {
+      ...env,
+      HOME: process.env.HOME,
+      npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? "/root", ".npm"),
+    };
+    execFileSync("npm", ["pack", "--pack-destination", dir], { cwd: ROOT, env: asMe, stdio: "ignore" });
+    const tarball = join(
+      dir,
+      readdirSync(dir).find((f) => f.endsWith(".tgz"))!,
+    );
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "my-edge", private: true }));
+    // The README's install line, with the package from the tarball instead of the registry.
+    const [install] = readmeBlock("npx kedge init");
+    if (install !== "npm install kedge wrangler@4.86.0") throw new Error(`the README installs with ${install}`);
+    const args = install
+      .split(" ")
+      .slice(1)
+      .map((a) => (a === "kedge" ? tarball : a));
+    execFileSync("npm", [...args, "--prefer-offline"], { cwd: app, env: asMe, stdio: "ignore" });
+    // The install is the system's: readable, not writable (root's, or read-only for its owner).
+    execFileSync("chmod", ["-R", "a+rX,a-w", join(app, "node_modules")]);
+    if (root) {
+      // mkdtemp's folder is root's alone: the other user must be able to walk into it.
+      chmodSync(dir, 0o755);
+      for (const d of [app, home]) chownSync(d, 65534, 65534);
+    }
+    installed = snapshot(join(app, "node_modules", "kedge"));
+  }, 240_000);
+
+  afterAll(() => {
+    execFileSync("chmod", ["-R", "u+w", dir]);
+    if (!process.env.KEDGE_KEEP_PACKED) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("ships built JavaScript, states its Node range, and needs no build at run time", ({ expect }) => {
+    const manifest = JSON.parse(readFileSync(join(app, "node_modules", "kedge", "package.json"), "utf8")) as Record<string, unknown>;
+    expect(manifest.bin).toEqual({ kedge: "dist/cli.mjs" });
+    expect(manifest.engines).toEqual({ node: ">=20.19.0" });
+    expect(Object.keys(manifest.peerDependencies as object).sort()).toEqual(["miniflare", "wrangler"]);
+    const files = installed.split("\n").map((l) => l.split(" ")[0]!.slice(join(app, "node_modules", "kedge").length + 1));
+    expect(files.filter((f) => f.endsWith(".ts"))).toEqual([]);
+    expect(files).toEqual(
+      expect.arrayContaining(["dist/cli.mjs", "dist/worker.mjs", "LICENSE", "config/kedge.schema.json", "config/rbac/kedge-sync.yaml"]),
+    );
+    expect(files.some((f) => /bench|fuzz|fault/.test(f))).toBe(false);
+  });
+
+  it("answers --help for every command with its own text, --version, and did-you-mean; twice, building nothing", ({ expect }) => {
+    const first = npx("kedge", "--help");
+    expect(first.status, first.stderr).toBe(0);
+    const commands = [...first.stdout.matchAll(/^ {2}([a-z]+) /gm)].map((m) => m[1]!).filter((c) => c !== "help");
+    expect(commands).toEqual(["init", "dev", "validate", "sync", "diff", "rollback", "history", "explain", "status", "completion"]);
+    for (const c of commands) {
+      const help = npx("kedge", c, "--help");
+      expect(help.status, c).toBe(0);
+      expect(help.stdout).toContain(`Usage: kedge ${c} [options]`);
+      expect(help.stdout).toContain("Exit codes:");
+    }
+    expect(npx("kedge", "--version").stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const typo = npx("kedge", "sinc");
+    expect([typo.status, typo.stderr]).toEqual([2, expect.stringContaining("(Did you mean sync?)")]);
+    expect(npx("kedge", "--help").status).toBe(0);
+    expect(snapshot(join(app, "node_modules", "kedge"))).toBe(installed);
+  });
+
+  it("runs the README's first hour: init, validate, dev serving the project, and wrangler bundling it", async ({ expect }) => {
+    const [, ...steps] = readmeBlock("npx kedge init");
+    expect(steps).toEqual(["npx kedge init", "npx kedge dev"]);
+    const init = npx("kedge", "init");
+    expect(init.status, init.stderr).toBe(0);
+    expect(init.stdout).toContain("config/kedge.yaml");
+    expect(readFileSync(join(app, "wrangler.toml"), "utf8")).toContain('main = "node_modules/kedge/dist/worker.mjs"');
+    expect(readFileSync(join(app, "config", "kedge.yaml"), "utf8")).toMatch(
+      /^# yaml-language-server: \$schema=\.\.\/node_modules\/kedge\/config\/kedge\.schema\.json/,
+    );
+    expect(npx("kedge", "init").status).toBe(2);
+    const validate = npx("kedge", "validate");
+    expect([validate.status, validate.stdout]).toEqual([0, expect.stringContaining("config: valid")]);
+
+    const port = await freePort();
+    const dev = spawn("npx", ["--no-install", "kedge", "dev", "--port", String(port)], { cwd: app, env, ...user, detached: true });
+    let output = "";
+    dev.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+    dev.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => dev.on("exit", resolve));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!output.includes("kedge is serving") && dev.exitCode === null && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 200));
+      expect(output).toContain(`kedge is serving on http://127.0.0.1:${port}`);
+      const answer = await getWithHost(port, "app.example.com");
+      expect(answer.status, answer.body).toBe(200);
+      expect((JSON.parse(answer.body) as { endpoint: string }).endpoint).toBe("local/127.0.0.1:9901");
+      const token = /Bearer ([\w-]+)/.exec(output)?.[1];
+      const page = await fetch(`http://127.0.0.1:${port}/.well-known/kedge/status`, {
+        headers: { authorization: `Bearer ${token}`, accept: "text/html" },
+      });
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("kedge — table kedge@");
+    } finally {
+      process.kill(-dev.pid!, "SIGINT");
+      await exited;
+    }
+    const bundled = run("npx", ["--no-install", "wrangler", "deploy", "--dry-run", "--outdir", join(app, "out")]);
+    expect(bundled.status, bundled.stderr).toBe(0);
+    expect(bundled.stdout).toContain("env.TRAFFIC (TrafficStore)");
+    expect(snapshot(join(app, "node_modules", "kedge"))).toBe(installed);
+  });
+
+  it("refuses unsafe pushes: a schema error, a drop to nothing, a placeholder KV namespace; diff exits 1 on a change", ({ expect }) => {
+    const routeFile = join(app, "config", "clusters", "local", "app.yaml");
+    const app0 = readFileSync(routeFile, "utf8");
+    expect(npx("kedge", "sync").status).toBe(0);
+    expect(npx("kedge", "diff").status).toBe(0);
+    writeFileSync(routeFile, app0.replace("hostname: app.example.com", "hostname: www.example.com"));
+    const diff = npx("kedge", "diff");
+    expect([diff.status, diff.stdout]).toEqual([1, expect.stringContaining("dry run:")]);
+    writeFileSync(
+      routeFile,
+      `${app0}---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: { name: typo, namespace: default }\nspec: { parentRefs: [{ name: edge }], rulez: [] }\n`,
+    );
+    const invalid = npx("kedge", "sync");
+    expect(invalid.status).toBe(1);
+    expect(invalid.stderr).toContain("1 object above fail their schema, as the API server would have refused them; nothing written");
+    expect(npx("kedge", "sync", "--allow-invalid").status).toBe(0);
+    writeFileSync(
+      routeFile,
+      app0
+        .split("\n---\n")
+        .filter((doc) => !doc.includes("kind: HTTPRoute"))
+        .join("\n---\n"),
+    );
+    const drop = npx("kedge", "sync");
+    expect(drop.status).toBe(1);
+    expect(drop.stderr).toMatch(
+      /this push would remove 1 of 1 served rule and 1 of 1 served host .*nothing written \(pass --force to push it\)/,
+    );
+    expect(npx("kedge", "sync", "--force").status).toBe(0);
+    const remote = npx("kedge", "sync", "--remote");
+    expect(remote.status).toBe(2);
+    expect(remote.stderr).toMatch(
+      /^error: --remote: wrangler\.toml \[\[kv_namespaces\]\] ROUTES has id "REPLACE_WITH_ROUTES_NAMESPACE_ID", not a KV namespace id/,
+    );
+    expect(remote.stdout).toBe("");
+  });
+});
