@@ -98,6 +98,8 @@ describe("validation: rejected routes are reported; the rest serves", () => {
   let origins: Record<string, Origin>;
   let gateway: LocalGateway;
   let run: CliRun;
+  /** The same sync without --allow-invalid. */
+  let refused: CliRun;
 
   beforeAll(async () => {
     origins = await startOrigins(["web"]);
@@ -115,14 +117,24 @@ describe("validation: rejected routes are reported; the rest serves", () => {
         PARTLY_INVALID,
       ),
     });
-    run = await ws.sync();
+    refused = await ws.sync();
+    run = await ws.sync("--allow-invalid");
     gateway = await startGateway(ws.state, "validation");
   });
 
   afterAll(() => tearDown({ gateway, origins, ws }));
 
-  it("the sync exits 0 and names each rejected route's field, reason and file", async ({ expect }) => {
+  it("objects that fail their schema refuse the push (exit 1, nothing written) unless --allow-invalid", async ({ expect }) => {
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /\d+ objects above fail their schema, as the API server would have refused them; nothing written \(fix them, or pass --allow-invalid to push the rest\)/,
+    );
+    expect(refused.stdout).not.toContain("wrote table");
     expect(run.code).toBe(0);
+    expect(run.stdout).toContain("wrote table validation@");
+  });
+
+  it("the sync names each rejected route's field, reason and file", async ({ expect }) => {
     for (const [name, r] of Object.entries(REJECTED)) {
       const line = run.stdout.split("\n").find((l) => l.includes(`✗ HTTPRoute shop/${name} `));
       expect(line, name).toBeDefined();
