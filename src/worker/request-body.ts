@@ -26,8 +26,20 @@ export function readRequestBody(request: Request, method: string, replayWanted: 
   return { kind: "stream", stream: streamThrough(request, stream, length) };
 }
 
-/** Streamed bodies' readers, kept by the gateway: what an upstream that failed left unread can still be drained. */
-const handedOver = new WeakMap<Request, ReadableStreamDefaultReader<Uint8Array>>();
+/**
+ * A streamed body's one reader of the client's stream, kept by the gateway so that what a failed upstream
+ * try left unread can still be drained. A stream takes one pending read at a time, so the copy into the
+ * upstream's stream hands over to the drain: the drain takes the read in flight and the copy stops.
+ */
+interface HandedOver {
+  reader: ReadableStreamDefaultReader<Uint8Array>;
+  /** The copy's read waiting for the client's next chunk, if any. */
+  reading: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+  /** Set by the drain: the copy writes nothing more. */
+  drained: boolean;
+}
+
+const handedOver = new WeakMap<Request, HandedOver>();
 
 /**
  * The body as a stream the upstream reads through the gateway's own reader of the client's body, its length
@@ -36,17 +48,22 @@ const handedOver = new WeakMap<Request, ReadableStreamDefaultReader<Uint8Array>>
  * discardRequestBody can still read what is left.
  */
 function streamThrough(request: Request, stream: ReadableStream<Uint8Array>, length: number): ReadableStream<Uint8Array> {
-  const reader = stream.getReader();
-  handedOver.set(request, reader);
+  const body: HandedOver = { reader: stream.getReader(), reading: undefined, drained: false };
+  handedOver.set(request, body);
   const { readable, writable } = Number.isFinite(length) ? new FixedLengthStream(length) : new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   void (async () => {
     try {
       for (;;) {
-        const chunk = await reader.read();
+        body.reading = body.reader.read();
+        const chunk = await body.reading;
+        body.reading = undefined;
+        if (body.drained) break;
         if (chunk.done) return await writer.close();
         await writer.write(chunk.value);
+        if (body.drained) break;
       }
+      await writer.abort(new Error("the upstream try failed")).catch(() => undefined);
     } catch (error) {
       // The upstream stopped taking it (a try that failed): the rest stays in the reader, for discardRequestBody.
       await writer.abort(error).catch(() => undefined);
@@ -77,13 +94,17 @@ export async function discardRequestBody(request: Request): Promise<void> {
   const stream = request.body;
   const kept = handedOver.get(request);
   if (!kept && (stream === null || request.bodyUsed || stream.locked)) return;
-  const reader = kept ?? stream!.getReader();
+  const reader = kept?.reader ?? stream!.getReader();
+  // The copy's read in flight, if the failed try left one, is the drain's first.
+  let pending = kept?.reading;
+  if (kept) kept.drained = true;
   // Cancelling ends a pending read as done.
   const giveUp = () => reader.cancel().catch(() => undefined);
   const timer = setTimeout(giveUp, MAX_DISCARD_MS);
   try {
     for (let read = 0; read <= MAX_DISCARD_BYTES;) {
-      const chunk = await reader.read();
+      const chunk = await (pending ?? reader.read());
+      pending = undefined;
       if (chunk.done) return;
       read += chunk.value.byteLength;
     }

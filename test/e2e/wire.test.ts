@@ -8,7 +8,7 @@ import { Agent, createServer, type IncomingHttpHeaders, request, type Server } f
 import { type AddressInfo, connect } from "node:net";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { LocalGateway } from "../../scripts/lib/local-gateway";
-import { edgeConfig, endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
+import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { startGateway, tearDown, Workspace } from "./harness";
 
 /** What an origin may send that is about its own connection to the gateway, plus two headers that are not. */
@@ -104,10 +104,33 @@ describe("HTTP on the wire", () => {
     const slice = endpointSlice({ service: "web", name: "web-1", namespace: "hops", port: origin.port, conditions: "{ ready: true }" });
     // Nothing listens on port 1: every try to it fails to connect.
     const down = yamlDocs(service("down", "hops"), endpointSlice({ service: "down", name: "down-1", namespace: "hops", port: 1 }));
-    ws.write({ "kedge.yaml": edgeConfig("hops"), "clusters/c1/app.yaml": yamlDocs(routes, service("web", "hops"), slice, down) });
+    // A cluster behind a VPC network binding whose /down pod the network cannot reach: the binding's fetch() throws.
+    const privateRoutes = gatewayAndRoute({
+      namespace: "private",
+      hostname: "private.example.com",
+      route: "private",
+      rules: `    - matches: [{ path: { type: PathPrefix, value: /down } }]
+      backendRefs: [{ name: down, port: 8080 }]
+    - backendRefs: [{ name: web, port: 8080 }]`,
+    });
+    const privatePods = yamlDocs(
+      service("web", "private"),
+      endpointSlice({ service: "web", name: "web-1", namespace: "private", port: 8080, addresses: ["10.0.0.5"] }),
+      service("down", "private"),
+      endpointSlice({ service: "down", name: "down-1", namespace: "private", port: 8080, addresses: ["10.0.0.6"] }),
+    );
+    ws.write({
+      "kedge.yaml": `apiVersion: kedge.dev/v1alpha1
+kind: EdgeConfig
+metadata: { name: hops }
+spec: { gatewayClassName: kedge, clusters: [{ name: c1 }, { name: p1, endpoints: { network: VPC_P1 } }] }
+`,
+      "clusters/c1/app.yaml": yamlDocs(routes, service("web", "hops"), slice, down),
+      "clusters/p1/app.yaml": yamlDocs(privateRoutes, privatePods),
+    });
     const synced = await ws.sync();
     if (synced.code !== 0) throw new Error(`sync failed: ${synced.stderr}${synced.stdout}`);
-    gateway = await startGateway(ws.state, "hops");
+    gateway = await startGateway(ws.state, "hops", { VPC_P1: { "10.0.0.5:8080": `127.0.0.1:${origin.port}` } });
   });
 
   afterAll(async () => {
@@ -165,6 +188,25 @@ describe("HTTP on the wire", () => {
       expect(answers.map((a) => a.status)).toEqual([200, 404, 200, 301, 200, 404, 200]);
       expect(answers[3]!.headers.location).toBe("http://elsewhere.example.com/moved/here");
       expect(answers.slice(1).map((a) => a.reusedSocket)).toEqual([true, true, true, true, true, true]);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it("keeps a keep-alive connection after a network binding's fetch threw with the body streamed to it", async ({ expect }) => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const body = "x".repeat(100 * 1024);
+      const host = "private.example.com";
+      const answers = [
+        await send(gateway, { agent, host }),
+        await send(gateway, { agent, host, method: "POST", path: "/down", body }),
+        await send(gateway, { agent, host }),
+        await send(gateway, { agent, host, method: "PUT", path: "/down", body, chunked: true }),
+        await send(gateway, { agent, host }),
+      ];
+      expect(answers.map((a) => a.status)).toEqual([200, 503, 200, 503, 200]);
+      expect(answers.slice(1).map((a) => a.reusedSocket)).toEqual([true, true, true, true]);
     } finally {
       agent.destroy();
     }
