@@ -14,7 +14,8 @@ import type { ClusterSettings } from "../../src/compile/input/edge-config";
 import { canonicalJson } from "../../src/table/canonical-json";
 import { ApiUnreachable, KubeApi } from "./api-client";
 import { discoverListings, type Listing } from "./discovery";
-import { type ClusterObjects, objectsOf, readable } from "./read-cluster";
+import type { SkippedDocument } from "../../src/gateway-api/parse-manifests";
+import { type ClusterObjects, isRefusal, listListing, objectsOf, readable } from "./read-cluster";
 
 type Json = Record<string, unknown>;
 
@@ -28,6 +29,8 @@ interface ListingState {
   listing: Listing;
   resourceVersion: string;
   objects: Map<string, Json>;
+  /** Another implementation's policy kind kedge may not list: not watched, said as a warning. */
+  refused?: SkippedDocument;
 }
 
 /** The listing's resource is gone (404): discovery again. */
@@ -90,7 +93,8 @@ export class ClusterWatch {
   /** The snapshot, as the objects a one-shot read would give. */
   objects(): ClusterObjects {
     const read: ClusterObjects = { manifests: [], skipped: [] };
-    for (const { listing, objects } of this.states.values()) {
+    for (const { listing, objects, refused } of this.states.values()) {
+      if (refused) read.skipped.push(refused);
       const apiVersion = listing.group === "" ? listing.version : `${listing.group}/${listing.version}`;
       const list = JSON.stringify({ apiVersion, kind: `${listing.kind}List`, items: [...objects.values()] });
       const parsed = objectsOf(this.api, listing, list);
@@ -124,8 +128,12 @@ export class ClusterWatch {
   }
 
   private async list(listing: Listing): Promise<void> {
-    const answer = await readable(this.api, listing.path);
+    const answer = await listListing(this.api, listing);
     if (this.stopped) return;
+    if (isRefusal(answer)) {
+      this.states.set(listing.path, { listing, resourceVersion: "", objects: new Map(), refused: answer });
+      return;
+    }
     if (answer.status === 404) throw new Rediscover(`${listing.path} is gone`);
     const body = JSON.parse(answer.body) as Json;
     const objects = new Map<string, Json>();
@@ -192,12 +200,14 @@ export class ClusterWatch {
     const timer = setTimeout(stopRound, REDISCOVER_MS);
     try {
       await Promise.all(
-        this.listings.map((listing) =>
-          this.watch(listing, round.signal).catch((error: unknown) => {
-            round.abort();
-            throw error;
-          }),
-        ),
+        this.listings
+          .filter((listing) => !this.states.get(listing.path)?.refused)
+          .map((listing) =>
+            this.watch(listing, round.signal).catch((error: unknown) => {
+              round.abort();
+              throw error;
+            }),
+          ),
       );
     } finally {
       clearTimeout(timer);

@@ -4,9 +4,11 @@
  * The answers are the API server's JSON lists, read by the same parser as `kubectl get -o json` output. A
  * kind the cluster does not have (its CRD not installed) is skipped. A cluster that cannot be reached, or
  * that refuses the listing, stops the sync with its name and the reason: its objects are never dropped
- * from the table in silence.
+ * from the table in silence. Other implementations' policy kinds are listed too (discovery.ts); not being
+ * allowed to list one of them is a warning.
  */
 import type { ClusterSettings } from "../../src/compile/input/edge-config";
+import { isAttachedPolicy } from "../../src/compile/input/kinds";
 import type { Manifest } from "../../src/gateway-api/manifest";
 import { parseManifestFile, type SkippedDocument } from "../../src/gateway-api/parse-manifests";
 import { UserError } from "../sync/user-error";
@@ -39,9 +41,35 @@ export async function readable(api: KubeApi, path: string): Promise<ApiAnswer> {
   return answer;
 }
 
-/** The objects of one listing's answer (a List, as `kubectl get -o json` prints it). */
-export const objectsOf = (api: KubeApi, listing: Listing, body: string): ClusterObjects =>
-  parseManifestFile(api.cluster.name, `kube:${api.cluster.kubeContext}${listing.path}`, body);
+const where = (api: KubeApi, listing: Listing) => `kube:${api.cluster.kubeContext}${listing.path}`;
+
+/**
+ * The objects of one listing's answer (a List, as `kubectl get -o json` prints it). Of another
+ * implementation's policy kind, only the policies attached to something (spec.targetRef(s)) matter.
+ */
+export function objectsOf(api: KubeApi, listing: Listing, body: string): ClusterObjects {
+  const parsed = parseManifestFile(api.cluster.name, where(api, listing), body);
+  return listing.othersPolicy ? { ...parsed, manifests: parsed.manifests.filter(isAttachedPolicy) } : parsed;
+}
+
+/**
+ * Lists one listing. Not being allowed to list another implementation's policy kind does not stop the
+ * read: its policies then go unchecked, which is said as a warning naming what to grant.
+ */
+export async function listListing(api: KubeApi, listing: Listing): Promise<ApiAnswer | SkippedDocument> {
+  try {
+    return await readable(api, listing.path);
+  } catch (error) {
+    if (!(error instanceof UserError) || !listing.othersPolicy) throw error;
+    return {
+      file: where(api, listing),
+      line: 0,
+      message: `not allowed to list ${listing.kind} (${listing.group}): policies of that kind that target what kedge serves are not checked for being enforced; grant get, list and watch on ${listing.plural}.${listing.group} (docs/live-clusters.md)`,
+    };
+  }
+}
+
+export const isRefusal = (listed: ApiAnswer | SkippedDocument): listed is SkippedDocument => "message" in listed;
 
 /** A live cluster as read: its API and what it serves, for writing status back. */
 export interface LiveCluster {
@@ -57,7 +85,11 @@ export async function readLiveCluster(cluster: ClusterSettings): Promise<Cluster
     const listings = await discoverListings(ask);
     const read: ClusterObjects & LiveCluster = { manifests: [], skipped: [], api, listings };
     for (const listing of listings) {
-      const answer = await ask(listing.path);
+      const answer = await listListing(api, listing);
+      if (isRefusal(answer)) {
+        read.skipped.push(answer);
+        continue;
+      }
       if (answer.status === 404) continue;
       const parsed = objectsOf(api, listing, answer.body);
       read.manifests.push(...parsed.manifests);
