@@ -29,11 +29,16 @@ function age(ms: number): string {
   return s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m ${s % 60}s` : `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
 }
 
-/** The clusters section: only clusters the table says something of; nothing when it says nothing. */
+/**
+ * The clusters section: every cluster the table names, serving ones included (the table says something
+ * only of clusters not in the default state; the others are known by their endpoints).
+ */
 function clusterStates(d: StatusPageData): string {
-  const rows = Object.entries(d.clusters)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, c]) => {
+  const names = new Set([...Object.keys(d.clusters), ...d.backends.flatMap((b) => b.endpoints.map((e) => e.cluster))]);
+  const rows = [...names]
+    .sort((a, b) => a.localeCompare(b))
+    .map((name) => {
+      const c = d.clusters[name] ?? {};
       const state = c.disabled ? "disabled: no endpoints" : c.draining ? "draining: pinned sessions only" : "serving";
       const stale = c.staleSince
         ? `API unreachable since ${escape(c.staleSince)} (last snapshot ${age(d.now - Date.parse(c.staleSince))} old)`

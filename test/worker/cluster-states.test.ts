@@ -177,13 +177,13 @@ describe("a standby cluster (priority 1)", () => {
 });
 
 describe("the status page", () => {
-  it("lists each cluster's state, priority and how old a stale snapshot is", ({ expect }) => {
+  it("lists each cluster's state, priority and how old a stale snapshot is, serving clusters included", ({ expect }) => {
     const page = statusPage({
       table: { name: "states", version: "v" },
       minutes: 15,
       traffic: [],
       health: null,
-      backends: [],
+      backends: [{ id: "Service/shop/web:80", endpoints: [{ id: "east/10.0.0.1:80", cluster: "east", ready: true, ejected: false }] }],
       clusters: { west: { draining: true }, south: { priority: 1, staleSince: "2026-11-26T10:00:00.000Z" } },
       now: Date.parse("2026-11-26T10:04:10.000Z"),
     });
@@ -193,6 +193,9 @@ describe("the status page", () => {
       'data-cluster-state="south" data-draining="false" data-disabled="false" data-priority="1" data-stale-since="2026-11-26T10:00:00.000Z"',
     );
     expect(page).toContain("API unreachable since 2026-11-26T10:00:00.000Z (last snapshot 4m 10s old)");
+    expect(page).toMatch(
+      /data-cluster-state="east" data-draining="false" data-disabled="false" data-priority="0">\s*<th>east<\/th><td class="good">serving/,
+    );
     const quiet = statusPage({
       table: { name: "s", version: "v" },
       minutes: 15,
