@@ -56,46 +56,68 @@ export interface HistoryRead {
 
 /**
  * The table's history. One that is present but unreadable is not taken for empty (that would lose every
- * earlier version, and rollback with it): it is rebuilt from the versions still stored, the served one
- * first, and the problem is said.
+ * earlier version, and rollback with it), nor is one that does not list the version the pointer names
+ * (an emptied or older list): either is rebuilt from the versions still stored, the problem said.
+ * `text` and `pointer` are given when the caller has just read them.
  */
-export async function readHistory(kv: KvStore, name: string, text?: string | null): Promise<HistoryRead> {
+export async function readHistory(kv: KvStore, name: string, text?: string | null, pointer?: TablePointer | null): Promise<HistoryRead> {
   const stored = text === undefined ? await kv.get(KV_KEYS.history(name)) : text;
-  if (stored === null) return { entries: [] };
+  const served = pointer === undefined ? await readPointer(kv, name) : pointer;
+  if (stored === null && served === null) return { entries: [] };
   let value: unknown;
   try {
-    value = JSON.parse(stored);
+    value = stored === null ? [] : JSON.parse(stored);
   } catch {
     value = undefined;
   }
   const parsed = parseTableHistory(value);
-  if (parsed.ok) return { entries: parsed.value };
-  const why = value === undefined ? "is not JSON" : parsed.reason;
-  const entries = await rebuildHistory(kv, name);
+  if (parsed.ok && (served === null || parsed.value.some((e) => e.version === served.version))) return { entries: parsed.value };
+  const why = parsed.ok
+    ? stored === null
+      ? "is missing"
+      : `does not list the version served (${served!.version})`
+    : value === undefined
+      ? "is not JSON"
+      : parsed.reason;
+  const entries = await rebuildHistory(kv, name, served, parsed.ok ? parsed.value : []);
   return { entries, problem: `the history of table ${name} ${why}; rebuilt from the ${entries.length} versions still stored` };
 }
 
-/** History entries for every version of the table still stored (served one first; the others' times are unknown). */
-async function rebuildHistory(kv: KvStore, name: string): Promise<TableHistoryEntry[]> {
+/**
+ * History entries for every version of the table still stored: the served one first, then those the
+ * readable part of the old history lists (in its order, with its times), then the others (their write
+ * times are unknown).
+ */
+async function rebuildHistory(
+  kv: KvStore,
+  name: string,
+  pointer: TablePointer | null,
+  known: TableHistoryEntry[],
+): Promise<TableHistoryEntry[]> {
   const prefix = KV_KEYS.tablePrefix(name);
   const special = new Set([KV_KEYS.current(name), KV_KEYS.history(name), KV_KEYS.lease(name)]);
   const versions = (await kv.list(prefix))
     .filter((key) => !special.has(key) && !key.slice(prefix.length).includes("/"))
     .map((key) => key.slice(prefix.length));
-  const pointer = await readPointer(kv, name);
   const entries: TableHistoryEntry[] = [];
   for (const version of versions) {
     const [stored, table] = [await readStoredTable(kv, name, version), await readTable(kv, name, version)];
     if (!stored || !table) continue; // a partial version (a push stopped midway) is no rollback target
+    const listed = known.find((e) => e.version === version);
     entries.push({
       version,
-      writtenAt: version === pointer?.version ? pointer.updatedAt : "",
+      writtenAt: version === pointer?.version ? pointer.updatedAt : (listed?.writtenAt ?? ""),
       rules: table.rules.length,
       backends: Object.keys(table.backends).length,
       ...(isSharded(stored) ? { shards: stored.shards.length } : {}),
     });
   }
-  return entries.sort((a, b) => Number(b.version === pointer?.version) - Number(a.version === pointer?.version));
+  const rank = (e: TableHistoryEntry) => {
+    if (e.version === pointer?.version) return -1;
+    const at = known.findIndex((k) => k.version === e.version);
+    return at === -1 ? known.length : at;
+  };
+  return entries.sort((a, b) => rank(a) - rank(b));
 }
 
 /** What `table/<name>/<version>` holds, if it is readable and of that version. */
@@ -173,7 +195,7 @@ export async function pushTable(
     const [pointerText, historyText] = lease.values;
     const pointer = parsePointerText(pointerText ?? null);
     if (pointer?.version === root.version) {
-      const read = await readHistory(kv, name, historyText ?? null);
+      const read = await readHistory(kv, name, historyText ?? null, pointer);
       return {
         changed: false,
         version: root.version,
@@ -190,7 +212,7 @@ export async function pushTable(
       );
     await putVerified(kv, [[KV_KEYS.blob(name, root.version), plan.root.text]]);
     // Read again right before it is written: a push that got past the lease meanwhile keeps its entry.
-    const read = await readHistory(kv, name);
+    const read = await readHistory(kv, name, undefined, pointer);
     const history = read.entries.filter((e) => e.version !== root.version);
     history.unshift({
       version: root.version,
@@ -250,7 +272,7 @@ async function rollbackHeld(
   dryRun: boolean,
 ): Promise<{ from?: string; to: string; table: RouteTable; current: RouteTable | null; historyProblem?: string }> {
   const pointer = await readPointer(kv, name);
-  const read = await readHistory(kv, name);
+  const read = await readHistory(kv, name, undefined, pointer);
   const history = read.entries;
   let target = version;
   if (target === undefined) {

@@ -127,4 +127,29 @@ describe("pushes and the history", () => {
     expect(pushed.history).toHaveLength(4);
     expect((await readHistory(kv, "t")).problem).toBeUndefined();
   });
+
+  it("a history that does not list the served version (emptied, or an older list) is rebuilt, keeping what it lists in order", async ({
+    expect,
+  }) => {
+    const kv = new MemoryKv();
+    const plans = [await planFor("a"), await planFor("b"), await planFor("c"), await planFor("d")];
+    for (const plan of plans) await pushTable(kv, plan);
+    const [a, b, c, d] = plans.map((p) => p.root.value.version) as [string, string, string, string];
+    const written = (await readHistory(kv, "t")).entries;
+    kv.values.set(KV_KEYS.history("t"), "[]");
+    const emptied = await readHistory(kv, "t");
+    expect(emptied.problem).toBe(
+      `the history of table t does not list the version served (${d}); rebuilt from the 4 versions still stored`,
+    );
+    expect(emptied.entries[0]!.version).toBe(d);
+    // An older list (without d): its entries keep their order and write times after the served one.
+    kv.values.set(KV_KEYS.history("t"), JSON.stringify(written.filter((e) => e.version !== d)));
+    const older = await readHistory(kv, "t");
+    expect(older.entries.map((e) => e.version)).toEqual([d, c, b, a]);
+    expect(older.entries.slice(1).map((e) => e.writtenAt)).toEqual(written.slice(1).map((e) => e.writtenAt));
+    // Rollback goes to the version before the served one, as it would have with the whole history.
+    expect(await rollbackTable(kv, "t", undefined, new Date(), true)).toMatchObject({ to: c });
+    kv.values.delete(KV_KEYS.history("t"));
+    expect((await readHistory(kv, "t")).problem).toBe("the history of table t is missing; rebuilt from the 4 versions still stored");
+  });
 });
