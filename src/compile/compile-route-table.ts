@@ -36,6 +36,7 @@ import { validateObjects } from "./input/schema/validate-objects";
 import { BackendAncestors, backendsOfRule } from "./report/backend-ancestors";
 import { reportForeignPolicies, servedObjects } from "./report/foreign-policies";
 import { reportGatewayClass } from "./report/gateway-class";
+import { reportNothingServed } from "./report/nothing-served";
 import { reportNoReadyEndpoints } from "./report/ready-endpoints";
 import { reportUnservedRoutes } from "./report/unserved-routes";
 import { compileHTTPRoutes } from "./routes/http-routes";
@@ -81,7 +82,7 @@ function readInput(manifests: Manifest[], edge: EdgeConfig, clusterOrder: Map<st
       "Duplicate",
       `${d.kind} ${d.metadata.namespace}/${d.metadata.name} is defined twice in cluster ${d.cluster}: ${where(first)} came first, so this one (${where(d)}) is ignored`,
     );
-  return { index, others };
+  return { index, others, theirs };
 }
 
 /** backends: every kind a backendRef can name, validated once, and the policies their owners attach. */
@@ -114,9 +115,10 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
   const diagnostics = new Diagnostics();
   const book = new StatusBook();
   const clusterOrder = new Map(edge.clusters.map((c, i) => [c.name, i]));
-  const { index, others } = readInput(manifests, edge, clusterOrder, diagnostics, book);
+  const { index, others, theirs } = readInput(manifests, edge, clusterOrder, diagnostics, book);
 
   const ownListeners = compileGateways(index, edge.gatewayClassName, clusterOrder, diagnostics, book);
+  if (index.all("Gateway").length === 0) reportNothingServed(theirs, edge.gatewayClassName, diagnostics);
   const sets = compileListenerSets(index, ownListeners, clusterOrder, diagnostics, book);
   const listeners = [...ownListeners, ...sets.listeners];
 
