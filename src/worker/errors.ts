@@ -49,8 +49,8 @@ export class GatewayError extends HTTPException {
 /** The JSON error body every error response carries. */
 export function errorResponse(code: ErrorCode, requestId: string): Response {
   const [status, message] = ERRORS[code];
-  return new Response(JSON.stringify({ error: code, message, requestId }), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId },
-  });
+  const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8", "x-request-id": requestId };
+  // A 401 says how to authenticate (RFC 9110 section 15.5.2): the status endpoint takes a bearer token.
+  if (status === 401) headers["www-authenticate"] = 'Bearer realm="kedge status"';
+  return new Response(JSON.stringify({ error: code, message, requestId }), { status, headers });
 }

@@ -172,6 +172,7 @@ describe("status endpoint", () => {
     ]) {
       const response = await call(app, withToken, auth);
       expect(response.status, String(auth)).toBe(401);
+      expect(response.headers.get("www-authenticate")).toBe('Bearer realm="kedge status"');
       expect(await response.json()).toMatchObject({ error: "UNAUTHORIZED" });
     }
     const ok = await call(app, withToken, "Bearer correct-horse-battery-staple");
