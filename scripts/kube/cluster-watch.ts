@@ -124,7 +124,7 @@ export class ClusterWatch {
   private unreachable(error: ApiUnreachable): void {
     if (this.staleSince !== null || this.stopped) return;
     this.staleSince = new Date();
-    this.changed(`${error.message}; keeping its last snapshot`);
+    this.changed(`${error.message}; ${this.listed ? "keeping its last snapshot" : "not listed yet: waiting for it to answer"}`);
   }
 
   private async list(listing: Listing): Promise<void> {
