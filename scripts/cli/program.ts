@@ -7,11 +7,11 @@
 import { Command, CommanderError } from "commander";
 import { packageVersion } from "../lib/package-files";
 import { UserError } from "../sync/user-error";
-import { EXIT } from "./command";
+import { EXIT, type ExitCode, type OutputFormat } from "./command";
 import { type CliIO, commandIO, commandOf } from "./command-line";
 import { COMMANDS } from "./commands";
-import type { OutputOptions } from "./flags";
-import { render } from "./render";
+import { OUTPUT_FLAGS, type OutputOptions } from "./flags";
+import { type CommandError, render, renderError } from "./render";
 
 export { type CliIO, commandIO, parseOptions } from "./command-line";
 
@@ -23,8 +23,32 @@ const REPLACED_FLAGS: Record<string, string> = {
 
 export const PACKAGE_VERSION = packageVersion();
 
+/**
+ * The output format `argv` asks for, read from the words themselves: a flag value commander refuses
+ * (`--port abc`) stops its parse before later flags are read, and that error is printed in the format too.
+ * As commander reads them: `--json` wins, else the last `-o`/`--output`; only for a command that takes them.
+ */
+function requestedFormat(argv: string[]): OutputFormat {
+  const c = COMMANDS.find((c) => c.name === argv[0]);
+  if (!c?.flags.some((f) => OUTPUT_FLAGS.includes(f))) return "text";
+  let format: OutputFormat = "text";
+  for (let i = 1; i < argv.length && argv[i] !== "--"; i++) {
+    const word = argv[i] ?? "";
+    if (word === "--json") return "json";
+    const value = word === "-o" || word === "--output" ? argv[++i] : /^(?:-o|--output=)(.+)$/.exec(word)?.[1];
+    if (value === "text" || value === "json" || value === "yaml") format = value;
+  }
+  return format;
+}
+
+/** What a run's command reports back: its exit code, and the output format it was given. */
+interface RunState {
+  code: number;
+  format: OutputFormat;
+}
+
 /** The program for one run: commander keeps parsed values on its objects, so each run builds its own. */
-function buildProgram(io: CliIO, finished: (code: number) => void): Command {
+function buildProgram(io: CliIO, state: RunState): Command {
   const program = new Command("kedge")
     .description("Kubernetes Gateway API multi-cluster load balancing at the edge, on Cloudflare Workers.")
     .version(PACKAGE_VERSION, "-v, --version", "the installed kedge version")
@@ -47,44 +71,81 @@ function buildProgram(io: CliIO, finished: (code: number) => void): Command {
       const options = sub.opts<OutputOptions & Record<string, unknown>>();
       const args = sub.processedArgs.filter((a): a is string => typeof a === "string");
       const cio = commandIO(options, io);
+      state.format = cio.format;
       const outcome = await c.run(options, args, cio);
       const text = render(outcome, cio.format);
       if (text) io.out(text);
-      finished(outcome.code);
+      state.code = outcome.code;
     });
   }
   return program;
 }
 
-/** What a commander error exits with: 0 for help and --version, 2 for anything wrong with the command line. */
-function commanderExit(error: CommanderError, io: CliIO): number {
-  if (error.exitCode === 0) return EXIT.OK;
+/** The command that replaced a flag earlier releases took, when `error` refuses that flag. */
+function replacedFlagFix(error: CommanderError): string | undefined {
   const replaced = Object.entries(REPLACED_FLAGS).find(
     ([flag]) => error.code === "commander.unknownOption" && error.message.includes(`'${flag}'`),
   );
-  if (replaced) io.err(`  fix: ${replaced[0]} is now its own command: ${replaced[1]}`);
-  return EXIT.UNUSABLE_INPUT;
+  return replaced ? `${replaced[0]} is now its own command: ${replaced[1]}` : undefined;
 }
 
-/** Runs `kedge <argv>` and returns its exit code; nothing it does ends the process. */
+/** A commander error as a command error: its message, and a fix (a flag that became a command, or commander's did-you-mean). */
+function commanderError(error: CommanderError): CommandError {
+  const [message = error.message, suggestion] = error.message.replace(/^error: /, "").split(/\n\(Did you mean (.+)\?\)$/);
+  const fix =
+    replacedFlagFix(error) ??
+    (suggestion ? `did you mean ${suggestion}?` : "kedge --help lists the commands; kedge <command> --help a command's flags");
+  return { message, fix };
+}
+
+/**
+ * `kedge help <command>` for a command that does not exist: commander prints the general help, so this
+ * refuses it as `kedge <command>` is refused, naming it with a did-you-mean.
+ */
+const unknownHelpTopic = (argv: string[]): string | undefined =>
+  argv[0] === "help" && argv[1] !== undefined && !argv[1].startsWith("-") && argv[1] !== "help" && !COMMANDS.some((c) => c.name === argv[1])
+    ? argv[1]
+    : undefined;
+
+/**
+ * Runs `kedge <argv>` and returns its exit code; nothing it does ends the process. An error is printed to
+ * stderr for a person and, when the command was asked for JSON or YAML, as `{ error: { message, fix }, exitCode }`
+ * on stdout too, so that a program reading the output always gets the outcome.
+ */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
-  let code: number = EXIT.OK;
-  const program = buildProgram(io, (c) => (code = c));
+  const state: RunState = { code: EXIT.OK, format: requestedFormat(argv) };
+  const program = buildProgram(io, state);
+  const failed = (exitCode: ExitCode, error: CommandError): ExitCode => {
+    const text = renderError(error, exitCode, state.format);
+    if (text) io.out(text);
+    return exitCode;
+  };
   try {
     if (argv.length === 0) {
       io.err(program.helpInformation().trimEnd());
       return EXIT.UNUSABLE_INPUT;
     }
-    await program.parseAsync(argv, { from: "user" });
-    return code;
+    const topic = unknownHelpTopic(argv);
+    // Parsed as the command itself, commander refuses it with its did-you-mean.
+    await program.parseAsync(topic === undefined ? argv : [topic], { from: "user" });
+    return state.code;
   } catch (error) {
-    if (error instanceof CommanderError) return commanderExit(error, io);
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return EXIT.OK;
+      // commander printed its message (with its did-you-mean); a flag that became a command gets its fix.
+      const replaced = replacedFlagFix(error);
+      if (replaced) io.err(`  fix: ${replaced}`);
+      return failed(EXIT.UNUSABLE_INPUT, commanderError(error));
+    }
     if (error instanceof UserError) {
       io.err(`error: ${error.message}${error.hint ? `\n  fix: ${error.hint}` : ""}`);
-      return EXIT.UNUSABLE_INPUT;
+      return failed(EXIT.UNUSABLE_INPUT, { message: error.message, ...(error.hint ? { fix: error.hint } : {}) });
     }
     io.err("kedge failed unexpectedly (this is a bug; nothing was pointed at a partial table):");
     io.err(error instanceof Error ? (error.stack ?? error.message) : String(error));
-    return EXIT.BUG;
+    return failed(EXIT.BUG, {
+      message: error instanceof Error ? error.message : String(error),
+      fix: "this is a bug in kedge: please report it with the output on stderr",
+    });
   }
 }

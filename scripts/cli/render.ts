@@ -1,6 +1,12 @@
 /** @module The one printer of command outcomes: text for a person, or the outcome's data as JSON or YAML for a program. */
 import { stringify } from "yaml";
-import type { Outcome, OutputFormat } from "./command";
+import type { ExitCode, Outcome, OutputFormat } from "./command";
+
+/** What went wrong when a command could not give its outcome (exit 2 or 3), and how to fix it. */
+export interface CommandError {
+  message: string;
+  fix?: string;
+}
 
 export function render(outcome: Outcome, format: OutputFormat): string {
   switch (format) {
@@ -11,4 +17,12 @@ export function render(outcome: Outcome, format: OutputFormat): string {
     case "text":
       return outcome.text.join("\n");
   }
+}
+
+/**
+ * A command that failed, for a program: `{ error: { message, fix }, exitCode }` as JSON or YAML on stdout
+ * (the text for a person goes to stderr); nothing for text output.
+ */
+export function renderError(error: CommandError, exitCode: ExitCode, format: OutputFormat): string {
+  return format === "text" ? "" : render({ code: exitCode, data: { error, exitCode }, text: [] }, format);
 }

@@ -113,7 +113,10 @@ export async function compileForEdge(
       ...compiledForEdge,
       refusal: {
         code: 1,
-        reason: `${count(invalidObjects, "object")} above fail their schema, as the API server would have refused them; nothing written (fix them, or pass --allow-invalid to push the rest)`,
+        reason:
+          invalidObjects === 1
+            ? "1 object above fails its schema, as the API server would have refused it; nothing written (fix it, or pass --allow-invalid to push the rest)"
+            : `${invalidObjects} objects above fail their schema, as the API server would have refused them; nothing written (fix them, or pass --allow-invalid to push the rest)`,
       },
     };
   const errors = errorCount(result.diagnostics);

@@ -1,4 +1,7 @@
-/** @module What a new table changes compared with the served one (`kedge diff`, `sync --dry-run`, `rollback --dry-run`). */
+/**
+ * @module What a new table changes compared with the served one (`kedge diff`, `sync --dry-run`, `rollback --dry-run`,
+ * a refused large drop): the hosts it starts or stops answering, and the rules and backends added, removed or changed.
+ */
 import { canonicalJson } from "../../src/table/canonical-json";
 import type { CompiledMatch, RouteTable } from "../../src/table/route-table";
 
@@ -34,9 +37,71 @@ export function fieldChanges(a: unknown, b: unknown, path = "", out: string[] = 
 export interface TableDiff {
   from?: string;
   to: string;
+  /**
+   * Host patterns (`app.example.com`, `*.example.com`, `(any host)`) the table starts or stops answering, and
+   * those whose rules changed (`fields`: `HTTP + rule <id>`, `HTTP - rule <id>`). Rules and backends do not
+   * name their hosts, so a host renamed shows only here.
+   */
+  hosts: Changes;
   rules: Changes;
   backends: Changes;
+  /** Whether any host's candidate matches changed (also when only a match within a rule did). */
   hostsChanged: boolean;
+}
+
+/** Each host pattern a table answers with some route, with the ids of the rules that take it per protocol, in precedence order. */
+function hostRules(table: RouteTable): Map<string, Record<string, string[]>> {
+  const hosts = new Map<string, Record<string, string[]>>();
+  const add = (host: string, protocol: string, list: number[]) => {
+    if (list.length === 0) return;
+    const ids = [...new Set(list.map((i) => table.rules[table.matches[i]?.rule ?? -1]?.id ?? `(match ${i})`))];
+    hosts.set(host, { ...hosts.get(host), [protocol]: ids });
+  };
+  for (const [protocol, index] of Object.entries(table.hosts)) {
+    for (const [host, list] of Object.entries(index.exact)) add(host, protocol, list);
+    for (const [suffix, list] of Object.entries(index.wildcard)) add(`*.${suffix}`, protocol, list);
+    add("(any host)", protocol, index.any);
+  }
+  return hosts;
+}
+
+/**
+ * Host patterns a table answers with some route, across protocols: exact names, `*.suffix` wildcards, and
+ * "(any host)" when a route takes any host.
+ */
+export const servedHosts = (table: RouteTable): Set<string> => new Set(hostRules(table).keys());
+
+/** What changed in the rules that take one host: rules added or removed per protocol, or their order. */
+function hostFields(before: Record<string, string[]>, after: Record<string, string[]>): string[] {
+  const out: string[] = [];
+  for (const protocol of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
+    const was = before[protocol] ?? [];
+    const is = after[protocol] ?? [];
+    const lines = [
+      ...is.filter((id) => !was.includes(id)).map((id) => `${protocol} + rule ${id}`),
+      ...was.filter((id) => !is.includes(id)).map((id) => `${protocol} - rule ${id}`),
+    ];
+    if (lines.length === 0 && was.join() !== is.join()) lines.push(`${protocol}: the same rules in another precedence order`);
+    out.push(...lines);
+  }
+  return out.slice(0, FIELD_LIMIT);
+}
+
+function hostChanges(current: RouteTable | null, next: RouteTable): Changes {
+  const was = current ? hostRules(current) : new Map<string, Record<string, string[]>>();
+  const is = hostRules(next);
+  const fields: Record<string, string[]> = {};
+  for (const [host, after] of is) {
+    const before = was.get(host);
+    const changed = before ? hostFields(before, after) : [];
+    if (changed.length > 0) fields[host] = changed;
+  }
+  return {
+    added: [...is.keys()].filter((h) => !was.has(h)).sort(),
+    removed: [...was.keys()].filter((h) => !is.has(h)).sort(),
+    changed: Object.keys(fields).sort(),
+    fields,
+  };
 }
 
 /** Each rule with its matches, serialised: built only for ids both tables have (the rest are added or removed). */
@@ -93,11 +158,12 @@ export function diffTables(current: RouteTable | null, next: RouteTable): TableD
   const nothing: Changes = { added: [], removed: [], changed: [], fields: {} };
   // A version is the hash of a whole table: the same version is the same table (an unchanged config re-synced).
   if (current?.version === next.version) {
-    return { from: current.version, to: next.version, rules: nothing, backends: nothing, hostsChanged: false };
+    return { from: current.version, to: next.version, hosts: nothing, rules: nothing, backends: nothing, hostsChanged: false };
   }
   if (!current) {
     return {
       to: next.version,
+      hosts: hostChanges(null, next),
       rules: { ...nothing, added: next.rules.map((r) => r.id).sort() },
       backends: { ...nothing, added: Object.keys(next.backends).sort() },
       hostsChanged: Object.keys(next.hosts).length > 0,
@@ -106,6 +172,7 @@ export function diffTables(current: RouteTable | null, next: RouteTable): TableD
   return {
     from: current.version,
     to: next.version,
+    hosts: hostChanges(current, next),
     rules: compare(
       current.rules.map((r) => r.id),
       next.rules.map((r) => r.id),
@@ -119,10 +186,11 @@ export function diffTables(current: RouteTable | null, next: RouteTable): TableD
   };
 }
 
-/** The rules and backends a change adds, removes or changes, one line each (with the fields that changed). */
+/** The hosts, rules and backends a change adds, removes or changes, one line each (with the fields that changed). */
 export function diffLines(diff: TableDiff): string[] {
   const lines: string[] = [];
   for (const [what, d] of [
+    ["host", diff.hosts],
     ["rule", diff.rules],
     ["backend", diff.backends],
   ] as const) {

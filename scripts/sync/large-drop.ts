@@ -4,22 +4,11 @@
  * One cluster's broken folder or a mistyped parentRef otherwise turns a working edge into 404s.
  */
 import type { RouteTable } from "../../src/table/route-table";
+import { servedHosts } from "./diff-tables";
 import { count } from "./report";
 
 /** The share of the served rules or hosts a push may remove without --force. */
 export const MAX_DROP_SHARE = 0.5;
-
-/** Host patterns a table answers with some route: exact names, wildcards, and "any host" when a route takes any. */
-function hostsOf(table: RouteTable): Set<string> {
-  const hosts = new Set<string>();
-  for (const index of Object.values(table.hosts)) {
-    if (!index) continue;
-    for (const [host, list] of Object.entries(index.exact)) if (list.length > 0) hosts.add(host);
-    for (const [suffix, list] of Object.entries(index.wildcard)) if (list.length > 0) hosts.add(`*.${suffix}`);
-    if (index.any.length > 0) hosts.add("(any host)");
-  }
-  return hosts;
-}
 
 /** A rule as the edge knows it across syncs: its id without the clusters it came from (a cluster joining renames them all). */
 const ruleKey = (id: string) => id.slice(id.indexOf("/") + 1);
@@ -29,8 +18,8 @@ export function largeDrop(current: RouteTable, next: RouteTable): string | null 
   const rulesNow = new Set(current.rules.map((r) => ruleKey(r.id)));
   const rulesNext = new Set(next.rules.map((r) => ruleKey(r.id)));
   const rulesKept = [...rulesNow].filter((r) => rulesNext.has(r)).length;
-  const hostsNow = hostsOf(current);
-  const hostsNext = hostsOf(next);
+  const hostsNow = servedHosts(current);
+  const hostsNext = servedHosts(next);
   const hostsKept = [...hostsNow].filter((h) => hostsNext.has(h)).length;
   const rulesGone = rulesNow.size - rulesKept;
   const hostsGone = hostsNow.size - hostsKept;

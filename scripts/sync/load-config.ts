@@ -1,12 +1,13 @@
 /** @module Reads the config folder: kedge.yaml and one sub-folder per cluster (YAML, JSON, `kind: List`). */
 import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { isAbsolute, join, relative } from "node:path";
 import { parse, YAMLError } from "yaml";
 import { EdgeConfigError, type EdgeConfig, parseEdgeConfig } from "../../src/compile/input/edge-config";
 import { fileLocator } from "../../src/gateway-api/locate";
 import type { Manifest } from "../../src/gateway-api/manifest";
 import { ManifestSyntaxError, parseManifestFile, type SkippedDocument } from "../../src/gateway-api/parse-manifests";
 import type { LiveCluster } from "../kube/read-cluster";
+import { packageRoot } from "../lib/package-files";
 import { UserError } from "./user-error";
 
 export interface LoadedConfig {
@@ -20,6 +21,16 @@ export interface LoadedConfig {
 }
 
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
+
+/**
+ * A page of kedge's docs as a path the user can open: `docs/<page>` in this repository, and in a project
+ * `node_modules/kedge/docs/<page>` (the package ships its docs); absolute when it is not below the current folder.
+ */
+function docsPage(page: string): string {
+  const file = join(packageRoot(), "docs", page);
+  const near = relative(process.cwd(), file);
+  return near.startsWith("..") || isAbsolute(near) ? file : near;
+}
 
 /**
  * The manifest files under `dir`, in name order. Symbolic links are followed (manifests are often linked
@@ -63,7 +74,7 @@ export function loadConfig(configDir: string): LoadedConfig {
   if (!existsSync(edgeFile))
     throw new UserError(
       `${edgeFile} is missing`,
-      "create it with apiVersion kedge.dev/v1alpha1, kind EdgeConfig (or run `kedge init`; docs/configuration.md)",
+      `create it with apiVersion kedge.dev/v1alpha1, kind EdgeConfig (or run \`kedge init\`; ${docsPage("configuration.md")})`,
     );
   let document: unknown;
   const edgeText = readFileSync(edgeFile, "utf8");
@@ -82,7 +93,8 @@ export function loadConfig(configDir: string): LoadedConfig {
   try {
     edge = parseEdgeConfig(document, edgeFile, fileLocator(edgeText)(0));
   } catch (error) {
-    if (error instanceof EdgeConfigError) throw new UserError(error.message, "fix the edge settings file (docs/configuration.md)");
+    if (error instanceof EdgeConfigError)
+      throw new UserError(error.message, `fix the edge settings file (${docsPage("configuration.md")})`);
     throw error;
   }
   const clustersDir = join(configDir, "clusters");

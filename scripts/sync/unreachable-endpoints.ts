@@ -38,13 +38,14 @@ function judge(e: CompiledEndpoint): Finding | null {
   if (scope === "loopback" || scope === "private" || scope === "link-local")
     return {
       severity: "error",
-      why: `${scope === "loopback" ? "loopback addresses (this machine)" : `${scope} addresses`}, which a deployed Worker reaches only through a VPC network binding`,
+      // Worded to follow "endpoint … is" and "3 endpoints … are" alike.
+      why: `${scope === "loopback" ? "in the loopback range (this machine)" : scope === "private" ? "in a private address range" : "in the link-local range"}, which a deployed Worker reaches only through a VPC network binding`,
       fix: "run cloudflared in the cluster, route its pod CIDR through the tunnel, add a [[vpc_networks]] block and name it in kedge.yaml (clusters[].endpoints.network); or reach the cluster by LoadBalancer or Hostname",
     };
   if (isIpLiteral(e.host))
     return {
       severity: "warning",
-      why: "IP literals, which production Workers fetch() refuses",
+      why: "named by IP address, which production Workers' fetch() refuses",
       fix: "use a LoadBalancer hostname or endpoints.from: Hostname",
     };
   return null;

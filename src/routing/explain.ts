@@ -67,6 +67,26 @@ export interface Explanation {
   /** In the order the Worker applies them. */
   filters: string[];
   invalid?: string;
+  /**
+   * When no listener of the request's protocol takes its host: the other protocols whose listeners do, with
+   * the ports of the rules that take it (an https request for a host served only over http, or the reverse).
+   */
+  hostServedOn?: { protocol: string; ports: number[] }[];
+}
+
+/** The protocols other than the request's whose routes take `host`, with their listener ports. */
+function otherProtocolsServing(prepared: PreparedTable, req: RequestFacts): { protocol: string; ports: number[] }[] {
+  const served: { protocol: string; ports: number[] }[] = [];
+  for (const [protocol, index] of Object.entries(prepared.hosts)) {
+    if (protocol === req.protocol || !index) continue;
+    const ports = new Set<number>();
+    for (const m of candidatesFor(index, req.host).candidates) {
+      const port = prepared.rules[m.rule]?.listenerPort;
+      if (port !== undefined) ports.add(port);
+    }
+    if (ports.size > 0) served.push({ protocol, ports: [...ports].sort((a, b) => a - b) });
+  }
+  return served.sort((a, b) => a.protocol.localeCompare(b.protocol));
 }
 
 /** Why a candidate does not hold for the request: the first condition that fails. */
@@ -111,7 +131,11 @@ export function explainRequest(
       candidates.push({ match: m.match.id, rule: rule.id, verdict });
     }
   }
-  if (!chosen) return { request, rule: null, candidates, backends: [], filters: [] };
+  if (!chosen) {
+    // No candidate at all: no listener of this protocol takes the host; say where it is served instead.
+    const servedOn = candidates.length === 0 ? otherProtocolsServing(prepared, req) : [];
+    return { request, rule: null, candidates, backends: [], filters: [], ...(servedOn.length > 0 ? { hostServedOn: servedOn } : {}) };
+  }
   const { rule, ruleIndex } = chosen;
   const total = rule.backendRefs.reduce((sum, r) => sum + r.weight, 0);
   const backends: BackendView[] = rule.backendRefs.map((ref) => {

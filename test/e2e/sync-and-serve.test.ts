@@ -218,7 +218,9 @@ describe("sync ▸ KV ▸ Worker ▸ origins", () => {
       env: token,
     });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/✗ --remote: cluster c1: 2 endpoints c1\/127\.0\.0\.1:\d+, c1\/127\.0\.0\.1:\d+ are loopback addresses/);
+    expect(run.stderr).toMatch(
+      /✗ --remote: cluster c1: 2 endpoints c1\/127\.0\.0\.1:\d+, c1\/127\.0\.0\.1:\d+ are in the loopback range \(this machine\)/,
+    );
     expect(run.stderr).toMatch(/fix: run cloudflared in the cluster, .*clusters\[\]\.endpoints\.network/);
     expect(run.stderr).toMatch(/nothing written/);
     expect(run.stderr).not.toContain(String.fromCharCode(27)); // no terminal colour codes

@@ -1,13 +1,16 @@
 /**
- * The --dry-run diff: rules and backends added, removed and changed between the served table and the new
- * one, whichever side is missing, and nothing at all between a table and itself.
+ * The --dry-run diff: hosts, rules and backends added, removed and changed between the served table and
+ * the new one, whichever side is missing, and nothing at all between a table and itself; and the large-drop
+ * refusal, which shows the same diff.
  */
 import { describe, expect, it } from "vitest";
-import { diffTables } from "../../scripts/sync/diff-tables";
+import { diffLines, diffTables } from "../../scripts/sync/diff-tables";
+import { largeDrop } from "../../scripts/sync/large-drop";
 import type { RouteTable } from "../../src/table/route-table";
 import { compileYaml } from "../support/compile-fixture";
 import { EDGE_YAML } from "../support/conformance-infra";
 import { manyHostsYaml } from "../support/many-hosts";
+import { edgeConfig, endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 
 const PORTS = { v1: 1001, v2: 1002, v3: 1003 };
 
@@ -37,10 +40,26 @@ describe("diffTables", () => {
       expect.stringMatching(/^endpoints\[0\]\.(id|port): /),
     ]);
     expect(forward.hostsChanged).toBe(true);
+    // Route 10 serves *.w1.example, route 11 h11 and h12: hosts nothing served before.
+    expect(forward.hosts).toEqual({ added: ["*.w1.example", "h11.example", "h12.example"], removed: [], changed: [], fields: {} });
 
     const backward = diffTables(next, served);
     expect(backward.rules).toEqual({ added: [], removed: added.sort(), changed: [], fields: {} });
     expect(backward.backends.changed).toEqual(v2.sort());
+  });
+
+  it("names a host another rule joins, and the rule", async () => {
+    const served = await compiled(PORTS, 12);
+    const next = await compiled(PORTS, 13);
+    // Route 12 takes h12 (served by route 11 already) and h13 (new).
+    const diff = diffTables(served, next);
+    expect(diff.hosts).toEqual({
+      added: ["h13.example"],
+      removed: [],
+      changed: ["h12.example"],
+      fields: { "h12.example": ["HTTP + rule c1/gateway-conformance-infra/r12/rule/0"] },
+    });
+    expect(diffLines(diff)).toEqual(expect.arrayContaining(["  + host h13.example", "  ~ host h12.example"]));
   });
 
   it("names a rule whose match changed, and only that one", async () => {
@@ -66,12 +85,58 @@ describe("diffTables", () => {
     expect(first.rules.added).toEqual(table.rules.map((r) => r.id).sort());
     expect(first.backends.added).toEqual(Object.keys(table.backends).sort());
     expect(first.hostsChanged).toBe(true);
+    expect(first.hosts.added).toContain("h1.example");
+    expect(first.hosts.added).toContain("*.w0.example");
     expect(diffTables(table, structuredClone(table))).toEqual({
       from: table.version,
       to: table.version,
+      hosts: { added: [], removed: [], changed: [], fields: {} },
       rules: { added: [], removed: [], changed: [], fields: {} },
       backends: { added: [], removed: [], changed: [], fields: {} },
       hostsChanged: false,
     });
+  });
+});
+
+/** One HTTPRoute for `hostnames` on a listener that takes any host, to one Service. */
+async function oneRoute(hostnames: string[]): Promise<RouteTable> {
+  const { table, diagnostics } = await compileYaml(edgeConfig("rename"), {
+    c1: yamlDocs(
+      gatewayAndRoute({
+        namespace: "app",
+        routeHostnames: hostnames,
+        rules: "    - backendRefs: [{ name: web, port: 8080 }]",
+      }),
+      service("web", "app"),
+      endpointSlice({ service: "web", name: "web-1", namespace: "app", port: 9101 }),
+    ),
+  });
+  expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  return table;
+}
+
+describe("a host renamed", () => {
+  it("is a host added and a host removed, though no rule or backend changed", async () => {
+    const served = await oneRoute(["app.example.com"]);
+    const next = await oneRoute(["app2.example.com"]);
+    const diff = diffTables(served, next);
+    expect(diff.rules).toEqual({ added: [], removed: [], changed: [], fields: {} });
+    expect(diff.backends).toEqual({ added: [], removed: [], changed: [], fields: {} });
+    expect(diff.hosts).toEqual({ added: ["app2.example.com"], removed: ["app.example.com"], changed: [], fields: {} });
+    expect(diffLines(diff)).toEqual(["  + host app2.example.com", "  - host app.example.com"]);
+  });
+
+  it("refuses as a large drop whose diff names the host removed", async () => {
+    const served = await oneRoute(["app.example.com"]);
+    const next = await oneRoute(["app2.example.com"]);
+    expect(largeDrop(served, next)).toMatch(/^this push would remove 0 of 1 served rule and 1 of 1 served host /);
+    expect(diffLines(diffTables(served, next))).toContain("  - host app.example.com");
+  });
+
+  it("a second hostname added to a route is a host added, with nothing refused", async () => {
+    const served = await oneRoute(["app.example.com"]);
+    const next = await oneRoute(["app.example.com", "www.example.com"]);
+    expect(diffTables(served, next).hosts).toEqual({ added: ["www.example.com"], removed: [], changed: [], fields: {} });
+    expect(largeDrop(served, next)).toBeNull();
   });
 });

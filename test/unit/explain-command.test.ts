@@ -36,6 +36,20 @@ describe("kedge explain", () => {
     expect(text).toContain("backend Service/us-east/bookinfo/reviews-v1:9080: weight 80, 80% of new requests");
   });
 
+  it("a host served only over HTTP, asked for over HTTPS, is said to be served on HTTP port 80", async ({ expect }) => {
+    const text = await explain("--host", "store.example.com", "--https");
+    expect(text).toContain("store.example.com is served only on HTTP port 80; no HTTPS listener takes it");
+    expect(text).not.toContain("no listener takes host");
+    const json = JSON.parse(await explain("--host", "store.example.com", "--https", "-o", "json")) as Record<string, unknown>;
+    expect(json).toMatchObject({ rule: null, hostServedOn: [{ protocol: "HTTP", ports: [80] }] });
+    expect(json.hostsServed).toBeUndefined();
+  });
+
+  it("a host no listener takes at all lists the hosts that are served", async ({ expect }) => {
+    const text = await explain("--host", "nowhere.example.org", "--https");
+    expect(text).toMatch(/no listener takes host nowhere\.example\.org; the hosts served: .*store\.example\.com/);
+  });
+
   it("the same pod IP in two private clusters is two endpoints, each through its own network binding", async ({ expect }) => {
     const text = await explain("--host", "store.example.com", "--path", "/");
     expect(text).toContain("✓ us-west/10.244.1.10:8080 (through VPC_US_WEST)  ready, healthy");

@@ -97,13 +97,16 @@ describe("what --remote refuses", () => {
     });
     const found = unreachableEndpoints(table);
     expect(found.map((u) => [u.severity, u.cluster, u.endpoints])).toEqual([
-      ["error", "east", ["east/169.254.0.7:8080"]],
       ["error", "east", ["east/10.0.0.5:8080", "east/10.0.0.8:8080", "east/192.168.1.9:8080"]],
+      ["error", "east", ["east/169.254.0.7:8080"]],
     ]);
-    expect(describeUnreachable(found[1]!)).toBe(
-      "cluster east: 3 endpoints east/10.0.0.5:8080, east/10.0.0.8:8080, east/192.168.1.9:8080 are private addresses, which a deployed Worker reaches only through a VPC network binding",
+    expect(describeUnreachable(found[0]!)).toBe(
+      "cluster east: 3 endpoints east/10.0.0.5:8080, east/10.0.0.8:8080, east/192.168.1.9:8080 are in a private address range, which a deployed Worker reaches only through a VPC network binding",
     );
-    expect(found[1]?.fix).toContain("clusters[].endpoints.network");
+    expect(describeUnreachable(found[1]!)).toBe(
+      "cluster east: endpoint east/169.254.0.7:8080 is in the link-local range, which a deployed Worker reaches only through a VPC network binding",
+    );
+    expect(found[0]?.fix).toContain("clusters[].endpoints.network");
   });
 
   it("a public IP literal is a warning: production fetch() refuses IP addresses", async ({ expect }) => {

@@ -5,6 +5,7 @@ import { diffLines, diffTables, type TableDiff } from "../../sync/diff-tables";
 import { type LoadedConfig, loadConfig, withLiveClusters } from "../../sync/load-config";
 import { withStore } from "../../sync/open-store";
 import { readCurrentTable } from "../../sync/publish";
+import { count } from "../../sync/report";
 import { command, type CommandIO, EXIT, type Outcome } from "../command";
 import { OUTPUT_FLAGS, type OutputOptions, SHARD_SIZE_FLAG, storeTarget, TARGET_FLAGS, type TargetOptions } from "../flags";
 
@@ -25,6 +26,12 @@ export const ALLOW_INVALID_FLAG = {
   flags: "--allow-invalid",
   description: "push even when objects fail their schema (they are left out, the rest is served); without it they refuse the push",
 };
+/** The same flag on `kedge diff`, which pushes nothing: it only says whether the sync it previews would refuse. */
+const DIFF_ALLOW_INVALID_FLAG = {
+  flags: "--allow-invalid",
+  description:
+    "preview `kedge sync --allow-invalid`: objects that fail their schema are left out of the diff either way; without it the diff also says that a sync would refuse them",
+};
 
 /** A config already read and compiled by the caller (`npm start` compiles it first, to start its origins). */
 export interface CompiledConfig {
@@ -32,7 +39,14 @@ export interface CompiledConfig {
   result: CompileResult;
 }
 
-export type DiffData = CompileSummary & { dryRun?: TableDiff; written: false };
+export type DiffData = CompileSummary & {
+  dryRun?: TableDiff;
+  written: false;
+  /** Why nothing was compared: the check that refused (a --remote deployment problem, --strict). */
+  refused?: string;
+  /** Why a sync of this config would refuse, though the diff shows it (objects failing their schema, without --allow-invalid). */
+  syncWouldRefuse?: string;
+};
 
 /**
  * Compiles and compares with the served table. `changedCode` is what a change exits with: 1 for `kedge
@@ -55,17 +69,25 @@ export function diffWithServed(
       statusOut: options.statusOut,
     };
     const checked = await compileForEdge(loaded, where, checks, io.note, compiled?.result);
-    if (checked.invalidObjects > 0 && !options.allowInvalid)
-      io.note(`a sync would refuse this: ${checked.invalidObjects} objects fail their schema (it pushes them only with --allow-invalid)`);
+    const n = checked.invalidObjects;
+    const syncWouldRefuse =
+      n > 0 && !options.allowInvalid
+        ? `${count(n, "object")} ${n === 1 ? "fails its" : "fail their"} schema: a sync pushes ${n === 1 ? "it" : "them"} only with --allow-invalid`
+        : undefined;
+    if (syncWouldRefuse) io.note(`a sync would refuse this: ${syncWouldRefuse}`);
     if (checked.refusal) {
       io.note(checked.refusal.reason);
-      return { code: checked.refusal.code, data: { ...checked.summary, written: false }, text: checked.report };
+      return {
+        code: checked.refusal.code,
+        data: { ...checked.summary, written: false, refused: checked.refusal.reason },
+        text: checked.report,
+      };
     }
     const diff = await store.use(async (kv) => diffTables(await readCurrentTable(kv, loaded.edge.name), checked.result.table));
     const unchanged = diff.from === diff.to;
     return {
       code: unchanged ? EXIT.OK : changedCode,
-      data: { ...checked.summary, dryRun: diff, written: false },
+      data: { ...checked.summary, dryRun: diff, written: false, ...(syncWouldRefuse ? { syncWouldRefuse } : {}) },
       text: [
         ...checked.report,
         "",
@@ -82,8 +104,8 @@ export const diffCommand = command<DiffOptions>({
   name: "diff",
   summary: "what a sync would change against the table the edge serves; writes nothing",
   description:
-    "Compiles the config folder as `kedge sync` would and compares the table with the one the edge serves: the rules and backends added, removed or changed, with the fields that changed.",
-  flags: [...TARGET_FLAGS, STRICT_FLAG, ALLOW_INVALID_FLAG, STATUS_OUT_FLAG, SHARD_SIZE_FLAG, ...OUTPUT_FLAGS],
+    "Compiles the config folder as `kedge sync` would and compares the table with the one the edge serves: the hosts, rules and backends added, removed or changed, with the fields that changed.",
+  flags: [...TARGET_FLAGS, STRICT_FLAG, DIFF_ALLOW_INVALID_FLAG, STATUS_OUT_FLAG, SHARD_SIZE_FLAG, ...OUTPUT_FLAGS],
   exitCodes: {
     0: "the edge already serves this table",
     1: "the table would change (as `kubectl diff`), or --strict and the report has errors",

@@ -35,7 +35,15 @@ interface ExplainOptions extends TargetOptions, OutputOptions {
   compile?: boolean;
 }
 
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** An HTTP token (RFC 9110, section 5.6.2): what a header name and a method are made of. */
+const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** `--method`: an HTTP token, upper-cased as the Worker compares methods. */
+function parseMethod(text: string): string {
+  if (!HTTP_TOKEN.test(text))
+    throw new UserError(`--method ${JSON.stringify(text)} is not an HTTP method`, "for example --method POST (one word, no spaces)");
+  return text.toUpperCase();
+}
 
 /** `--header 'Name: value'` as curl takes it (or `Name=value`), collected in order. */
 function parseHeader(text: string, previous: unknown): [string, string][] {
@@ -43,7 +51,7 @@ function parseHeader(text: string, previous: unknown): [string, string][] {
   const equals = text.indexOf("=");
   const at = colon > 0 && (equals === -1 || colon < equals) ? colon : equals;
   const name = at > 0 ? text.slice(0, at).trim() : "";
-  if (!HEADER_NAME.test(name))
+  if (!HTTP_TOKEN.test(name))
     throw new UserError(`--header ${JSON.stringify(text)} is not a header`, "write it as curl does: --header 'x-version: v2'");
   return [...((previous as [string, string][] | undefined) ?? []), [name.toLowerCase(), text.slice(at + 1).trim()]];
 }
@@ -51,7 +59,7 @@ function parseHeader(text: string, previous: unknown): [string, string][] {
 const EXPLAIN_FLAGS: Flag[] = [
   { flags: "--host <host>", description: "the request's Host (required)", parse: (text) => text.toLowerCase() },
   { flags: "--path <path>", description: "path and query", default: "/" },
-  { flags: "--method <method>", description: "the request method", default: "GET", parse: (text) => text.toUpperCase() },
+  { flags: "--method <method>", description: "the request method", default: "GET", parse: parseMethod },
   {
     flags: "-H, --header <header>",
     description: "a request header, as curl takes it ('Name: value'); repeat for more",
@@ -85,7 +93,10 @@ function render(e: Explanation, hostsServed: string[] | undefined): string[] {
     );
     if (e.invalid) lines.push(`  the rule was rejected at sync (${e.invalid}): 500`);
   }
-  if (hostsServed) lines.push(`  no listener takes host ${e.request.host}; the hosts served: ${hostsServed.join(", ") || "(none)"}`);
+  if (e.hostServedOn) {
+    const where = e.hostServedOn.map((p) => `${p.protocol} ${p.ports.length === 1 ? "port" : "ports"} ${p.ports.join(", ")}`);
+    lines.push(`  ${e.request.host} is served only on ${where.join(" and ")}; no ${e.request.protocol} listener takes it`);
+  } else if (hostsServed) lines.push(`  no listener takes host ${e.request.host}; the hosts served: ${hostsServed.join(", ") || "(none)"}`);
   if (e.candidates.length > 0) lines.push("  candidates, in precedence order:");
   for (const c of e.candidates) lines.push(`    ${c.verdict === "chosen" ? "▶" : "·"} ${c.match}: ${c.verdict}`);
   for (const b of e.backends) {
@@ -185,8 +196,9 @@ export const explainCommand = command<ExplainOptions>({
     );
     const secret = sessionSecret(where);
     const explained = secret ? await readSessionPin(explanation, new Headers(headers), secret) : explanation;
-    // No candidate at all: no listener takes the host, so name the hosts that are served.
-    const hostsServed = !explained.rule && explained.candidates.length === 0 ? servedHostnames(table) : undefined;
+    // No candidate at all and no other protocol serves the host: no listener takes it, so name the hosts that are served.
+    const hostsServed =
+      !explained.rule && explained.candidates.length === 0 && !explained.hostServedOn ? servedHostnames(table) : undefined;
     return { code: EXIT.OK, data: { ...explained, ...(hostsServed ? { hostsServed } : {}) }, text: render(explained, hostsServed) };
   },
 });
