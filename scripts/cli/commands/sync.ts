@@ -85,7 +85,11 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
     const checked = await compileForEdge(loaded, where, checks, io.note, compiled?.result);
     if (checked.refusal) {
       io.note(checked.refusal.reason);
-      return { code: checked.refusal.code, data: { ...checked.summary, written: false, refused: checked.refusal.reason }, text: checked.report };
+      return {
+        code: checked.refusal.code,
+        data: { ...checked.summary, written: false, refused: checked.refusal.reason },
+        text: checked.report,
+      };
     }
     const name = loaded.edge.name;
     if (!options.force) {
