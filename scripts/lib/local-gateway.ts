@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
+import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import type * as MiniflareModule from "miniflare";
 import type { Miniflare, WorkerOptions } from "miniflare";
@@ -53,6 +54,12 @@ export interface LocalGatewayOptions {
   extraWorkers?: WorkerOptions[];
   /** Stand-ins for the VPC network bindings the config names, with the private addresses each maps. */
   networks?: NetworkAddresses;
+  /**
+   * The caller stops the gateway itself on SIGINT and SIGTERM (`kedge dev`): Miniflare's own handlers for
+   * them, which end the process at once with 130 or 143, are taken off again. Its exit handler stays, so
+   * workerd still goes with the process however it ends.
+   */
+  ownSignals?: boolean;
 }
 
 export interface LocalGateway {
@@ -79,7 +86,31 @@ export function gatewayWorkerOptions(
   } as WorkerOptions;
 }
 
+/**
+ * Rejects with the listen error (EADDRINUSE, EACCES) when `port` cannot be listened on at `host`. Checked
+ * before Miniflare starts: workerd meets a taken port with a fatal stack trace of its own on stderr.
+ */
+export function assertPortFree(port: number, host = "127.0.0.1"): Promise<void> {
+  return new Promise((resolveFree, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(port, host, () => server.close(() => resolveFree()));
+  });
+}
+
+const SIGNALS = ["SIGINT", "SIGTERM"] as const;
+
+/** Takes off the SIGINT and SIGTERM listeners `start` adds (Miniflare's exit hook adds them in its constructor). */
+function withoutNewSignalListeners<T>(start: () => T): T {
+  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const started = start();
+  for (const signal of SIGNALS)
+    for (const listener of process.listeners(signal)) if (!before.get(signal)?.has(listener)) process.off(signal, listener);
+  return started;
+}
+
 export async function startLocalGateway(options: LocalGatewayOptions = {}): Promise<LocalGateway> {
+  if (options.port) await assertPortFree(options.port);
   const scriptPath = options.scriptPath ?? (await workerScript());
   const persistRoot = options.persistTo ? resolve(options.persistTo, "v3") : undefined;
   // With require: Miniflare is one 3.8 MB CommonJS file, and an ESM import of it first scans it for
@@ -90,17 +121,19 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     ...options.vars,
   });
   const networks = networkStandIns(options.networks ?? {});
-  const miniflare = new Miniflare({
-    host: "127.0.0.1",
-    port: options.port ?? 0,
-    cf: false,
-    ...(persistRoot ? { defaultPersistRoot: persistRoot, kvPersist: true, durableObjectsPersist: true, cachePersist: true } : {}),
-    workers: [
-      { ...gateway, serviceBindings: { ...gateway.serviceBindings, ...networks.serviceBindings } } as WorkerOptions,
-      ...networks.workers,
-      ...(options.extraWorkers ?? []),
-    ],
-  });
+  const create = () =>
+    new Miniflare({
+      host: "127.0.0.1",
+      port: options.port ?? 0,
+      cf: false,
+      ...(persistRoot ? { defaultPersistRoot: persistRoot, kvPersist: true, durableObjectsPersist: true, cachePersist: true } : {}),
+      workers: [
+        { ...gateway, serviceBindings: { ...gateway.serviceBindings, ...networks.serviceBindings } } as WorkerOptions,
+        ...networks.workers,
+        ...(options.extraWorkers ?? []),
+      ],
+    });
+  const miniflare = options.ownSignals ? withoutNewSignalListeners(create) : create();
   const url = await miniflare.ready;
   return { url, miniflare, dispose: () => miniflare.dispose() };
 }

@@ -2,13 +2,17 @@
  * Clusters read through the Kubernetes API (kedge.yaml `kubeContext`): `sync` with a kubeconfig whose
  * contexts point at stand-in API servers (test/support/kube-api-stand-in.ts, checked once by hand with the
  * real kubectl). A cluster that refuses the listing, or cannot be reached, stops the sync with its name and
- * the reason, and nothing is written.
+ * the reason, and nothing is written. `kedge dev` reads them as `kedge sync --local` does and serves their
+ * routes.
  */
-import { writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
+import type { EchoResponse } from "../../scripts/lib/origin-server";
 import { kubeconfigFor, type StandIn, type StandInResource, startStandIn } from "../support/kube-api-stand-in";
-import { freePort, runScript, Workspace } from "./harness";
+import { freePort, ROOT, RUN_BUNDLED, runScript, Workspace } from "./harness";
 
 const TOKEN = "stand-in-token";
 const GW = "gateway.networking.k8s.io";
@@ -73,6 +77,19 @@ function clusterObjects(cluster: string, port: number): StandInResource[] {
       ],
     },
   ];
+}
+
+/** GET `path` on the edge with a Host header (fetch() sends the URL's host and no other). */
+function getWithHost(port: number, host: string, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolveGet, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, headers: { host } }, (res) => {
+      let body = "";
+      res.on("data", (d: Buffer) => (body += d.toString()));
+      res.on("end", () => resolveGet({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
 }
 
 const edge = (clusters: string) => `apiVersion: kedge.dev/v1alpha1
@@ -144,5 +161,78 @@ describe("live clusters through the Kubernetes API", () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("cluster east: the kubeconfig has no context prod");
     expect(missing.stderr).toContain("contexts: east-admin, west-admin, gone");
+  });
+
+  it("kedge dev serves a live cluster's routes, warns of placeholder secrets, and SIGTERM stops it with exit 0", async ({ expect }) => {
+    const project = new Workspace();
+    const [edgePort, originPort] = [await freePort(), await freePort()];
+    // The cluster's one route takes /store only: the curl printed must name that path.
+    const objects = clusterObjects("dev", originPort).map((r) =>
+      r.kind === "HTTPRoute"
+        ? {
+            ...r,
+            items: r.items.map((route) => ({
+              ...route,
+              spec: {
+                ...(route.spec as object),
+                rules: [{ matches: [{ path: { type: "PathPrefix", value: "/store" } }], backendRefs: [{ name: "store", port: 80 }] }],
+              },
+            })),
+          }
+        : r,
+    );
+    const live = await startStandIn(objects, TOKEN);
+    const devKubeconfig = join(project.dir, "kubeconfig.json");
+    writeFileSync(devKubeconfig, kubeconfigFor({ "dev-admin": live.url }, TOKEN));
+    project.write({ "kedge.yaml": edge(`[{ name: dev, kubeContext: dev-admin, kubeconfig: ${JSON.stringify(devKubeconfig)} }]`) });
+    // The project as `kedge init` writes it, with .dev.vars copied from .dev.vars.example unchanged.
+    const templates = join(ROOT, "scripts", "cli", "templates");
+    const wranglerConfig = join(project.dir, "wrangler.toml");
+    writeFileSync(wranglerConfig, readFileSync(join(templates, "wrangler.toml"), "utf8").replace("{{WORKER}}", "worker.mjs"));
+    writeFileSync(join(project.dir, ".dev.vars"), readFileSync(join(templates, "dev.vars.example"), "utf8"));
+    const args = [
+      "dev",
+      "--config",
+      project.config,
+      "--persist-to",
+      project.state,
+      "--port",
+      String(edgePort),
+      "--wrangler-config",
+      wranglerConfig,
+    ];
+    const child = spawn(process.execPath, [RUN_BUNDLED, join(ROOT, "scripts", "cli", "main.ts"), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true, // its own process group: the finally below can end all of it
+    });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolveExit) => child.on("exit", (code) => resolveExit(code)));
+    try {
+      const deadline = Date.now() + 45_000;
+      while (!output.includes("kedge is serving") && child.exitCode === null && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 200));
+      expect(output).toContain(`kedge is serving on http://127.0.0.1:${edgePort}`);
+      expect(output).toContain(`curl -H 'Host: dev.example.com' http://127.0.0.1:${edgePort}/store\n`);
+      expect(output).toContain("SESSION_HMAC_KEY, KEDGE_STATUS_TOKEN still hold the placeholder of .dev.vars.example");
+      const answer = await getWithHost(edgePort, "dev.example.com", "/store/cart");
+      expect(answer.status, answer.body).toBe(200);
+      expect((JSON.parse(answer.body) as EchoResponse).endpoint).toBe(`dev/127.0.0.1:${originPort}`);
+      // As `kedge sync --local` does: the verdict is written back into the cluster it was read from.
+      expect(live.statusWrites.map((w) => w.path)).toContain("shop/store-dev");
+
+      // SIGTERM to kedge alone (not its process group): kedge itself stops workerd and the origins.
+      process.kill(child.pid!, "SIGTERM");
+      expect(await exited).toBe(0);
+      await expect(fetch(`http://127.0.0.1:${edgePort}/`)).rejects.toThrow();
+      await expect(fetch(`http://127.0.0.1:${originPort}/`)).rejects.toThrow();
+    } finally {
+      if (child.exitCode === null) process.kill(-child.pid!, "SIGKILL");
+      await live.close();
+      project.remove();
+    }
   });
 });

@@ -8,7 +8,18 @@
  * placeholder KV namespace. Dependencies come from npm's cache or registry, as for any package.
  */
 import { execFileSync, type SpawnOptions, spawn, spawnSync } from "node:child_process";
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -101,12 +112,15 @@ describe("the packed package, installed read-only and used as the README says", 
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "my-edge", private: true }));
     // The README's install line, with the package from the tarball instead of the registry.
     const [install] = readmeBlock("npx kedge init");
-    if (install !== "npm install kedge wrangler@4.86.0") throw new Error(`the README installs with ${install}`);
+    // --save-exact: on Node 20, `npm update` must not move wrangler past 4.86.0.
+    if (install !== "npm install kedge wrangler@4.86.0 --save-exact") throw new Error(`the README installs with ${install}`);
     const args = install
       .split(" ")
       .slice(1)
       .map((a) => (a === "kedge" ? tarball : a));
     execFileSync("npm", [...args, "--prefer-offline"], { cwd: app, env: asMe, stdio: "ignore" });
+    const saved = JSON.parse(readFileSync(join(app, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    if (saved.dependencies.wrangler !== "4.86.0") throw new Error(`package.json has wrangler ${saved.dependencies.wrangler}`);
     // The install is the system's: readable, not writable (root's, or read-only for its owner).
     execFileSync("chmod", ["-R", "a+rX,a-w", join(app, "node_modules")]);
     if (root) {
@@ -164,6 +178,25 @@ describe("the packed package, installed read-only and used as the README says", 
       /^# yaml-language-server: \$schema=\.\.\/node_modules\/kedge\/config\/kedge\.schema\.json/,
     );
     expect(npx("kedge", "init").status).toBe(2);
+    // A nested folder, and one reached through a symbolic link (as /tmp is on macOS): paths relative to
+    // the file that names them, never this machine's.
+    symlinkSync(app, join(dir, "linked"));
+    for (const [nested, up] of [
+      [join("nested", "edge"), "../../"],
+      [join(dir, "linked", "other"), "../"],
+    ] as const) {
+      const made = npx("kedge", "init", nested);
+      expect(made.status, made.stderr).toBe(0);
+      const project = join(app, nested.startsWith(dir) ? "other" : nested);
+      const main = /^main = "(.*)"$/m.exec(readFileSync(join(project, "wrangler.toml"), "utf8"))?.[1];
+      expect(main).toBe(`${up}node_modules/kedge/dist/worker.mjs`);
+      expect(statSync(join(project, main!)).isFile()).toBe(true);
+      expect(readFileSync(join(project, "config", "kedge.yaml"), "utf8")).toMatch(
+        new RegExp(
+          `^# yaml-language-server: \\$schema=\\.\\./${up.replaceAll(".", "\\.")}node_modules/kedge/config/kedge\\.schema\\.json\n`,
+        ),
+      );
+    }
     const validate = npx("kedge", "validate");
     expect([validate.status, validate.stdout]).toEqual([0, expect.stringContaining("config: valid")]);
 
@@ -191,6 +224,11 @@ describe("the packed package, installed read-only and used as the README says", 
       process.kill(-dev.pid!, "SIGINT");
       await exited;
     }
+    // Ctrl-C reaches the whole process group, as a terminal sends it: kedge stops workerd and the origin.
+    // (npx's own status is that of the `sh -c` it runs kedge in: dash ends itself by the signal after its
+    // child, whatever the child's code; start-command and live-clusters hold kedge's exit 0.)
+    expect(output).toContain("stopping kedge and the origins");
+    await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
     const bundled = run("npx", ["--no-install", "wrangler", "deploy", "--dry-run", "--outdir", join(app, "out")]);
     expect(bundled.status, bundled.stderr).toBe(0);
     expect(bundled.stdout).toContain("env.TRAFFIC (TrafficStore)");
@@ -211,7 +249,7 @@ describe("the packed package, installed read-only and used as the README says", 
     );
     const invalid = npx("kedge", "sync");
     expect(invalid.status).toBe(1);
-    expect(invalid.stderr).toContain("1 object above fail their schema, as the API server would have refused them; nothing written");
+    expect(invalid.stderr).toContain("1 object above fails its schema, as the API server would have refused it; nothing written");
     expect(npx("kedge", "sync", "--allow-invalid").status).toBe(0);
     writeFileSync(
       routeFile,

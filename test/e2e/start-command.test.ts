@@ -1,13 +1,15 @@
 /**
  * `npm start` on a config folder other than the example (KEDGE_CONFIG): it starts an origin for each
- * loopback endpoint (IPv4 and IPv6), serves the table that config names, and Ctrl-C stops all of it.
+ * loopback endpoint (IPv4 and IPv6) that nothing listens on yet, leaves a port the user's own app holds to
+ * that app, serves the table that config names, prints curls on paths the rules match, and Ctrl-C stops all
+ * of it with exit 0. A taken edge port is refused with kedge's two lines, before workerd starts.
  */
 import { spawn } from "node:child_process";
 import { request } from "node:http";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, it } from "vitest";
-import type { EchoResponse } from "../../scripts/lib/origin-server";
+import { type EchoResponse, type Origin, startOrigin } from "../../scripts/lib/origin-server";
 import { edgeConfig, endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { freePort, ROOT, RUN_BUNDLED, Workspace } from "./harness";
 
@@ -45,16 +47,20 @@ function getWithHost(port: number, host: string): Promise<{ status: number; body
 describe("npm start with KEDGE_CONFIG", () => {
   const ws = new Workspace();
   let stop: (() => Promise<number | null>) | undefined;
+  let userApp: Origin | undefined;
 
   afterAll(async () => {
     await stop?.();
+    await userApp?.close();
     ws.remove();
   });
 
-  it("serves that config's own table name, with origins on 127.0.0.1 and ::1 and behind network stand-ins, and stops them all on Ctrl-C", async ({
+  it("serves that config's own table name, with origins on 127.0.0.1 and ::1 and behind network stand-ins, the user's app where it already listens, and stops them all on Ctrl-C with exit 0", async ({
     expect,
   }) => {
     const [edgePort, v4Port, v6Port] = [await freePort(), await freePort(), await freePort("::1")];
+    // The user's own app, already listening where an EndpointSlice points: kedge leaves it the traffic.
+    userApp = await startOrigin({ cluster: "user", endpoint: "my-app", backends: [] });
     // c2 and c3 are reached through VPC network bindings, their one pod at the same private address.
     const privateCluster = yamlDocs(
       gatewayAndRoute({ namespace: "vault", hostname: "private.example", rules: "    - backendRefs: [{ name: pod, port: 8080 }]" }),
@@ -73,12 +79,16 @@ describe("npm start with KEDGE_CONFIG", () => {
           namespace: "shop",
           rules: `    - matches: [{ path: { type: PathPrefix, value: /six } }]
       backendRefs: [{ name: six, port: 8080 }]
+    - matches: [{ path: { type: Exact, value: /mine } }]
+      backendRefs: [{ name: mine, port: 8080 }]
     - backendRefs: [{ name: four, port: 8080 }]`,
         }),
         service("four", "shop"),
         service("six", "shop"),
+        service("mine", "shop"),
         slice("four", "IPv4", "127.0.0.1", v4Port),
         slice("six", "IPv6", "::1", v6Port),
+        slice("mine", "IPv4", "127.0.0.1", userApp.port),
       ),
     });
     const child = spawn(process.execPath, [RUN_BUNDLED, join(ROOT, "scripts/start.ts")], {
@@ -99,8 +109,10 @@ describe("npm start with KEDGE_CONFIG", () => {
     while (!output.includes("kedge is serving") && child.exitCode === null && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 200));
     expect(output).toContain(`kedge is serving on http://127.0.0.1:${edgePort}`);
-    // What to try and how to re-sync name this config, not the example.
-    expect(output).toContain(`curl http://127.0.0.1:${edgePort}/`);
+    // What to try and how to re-sync name this config, not the example; each curl on a path its rule matches.
+    expect(output).toContain(`curl http://127.0.0.1:${edgePort}/\n`);
+    expect(output).toContain(`curl http://127.0.0.1:${edgePort}/six\n`);
+    expect(output).toContain(`curl http://127.0.0.1:${edgePort}/mine\n`);
     expect(output).toContain(`npm run sync -- --config ${ws.config} --persist-to ${ws.state}`);
     expect(output).not.toContain("bookinfo");
 
@@ -111,6 +123,10 @@ describe("npm start with KEDGE_CONFIG", () => {
     };
     expect((await get("/")).endpoint).toBe(`c1/127.0.0.1:${v4Port}`);
     expect((await get("/six/x")).endpoint).toBe(`c1/[::1]:${v6Port}`);
+    expect(output).toContain(
+      `127.0.0.1:${userApp.port} already has a listener: kedge sends c1/127.0.0.1:${userApp.port}'s requests to it (no local origin started there)`,
+    );
+    expect((await get("/mine")).endpoint).toBe("my-app");
     expect(output).toMatch(/network VPC_TWO \(local stand-in\): 10\.1\.0\.7:8080 → 127\.0\.0\.1:\d+/);
     // The same pod IP in two clusters: two origins, each behind its own cluster's stand-in.
     const reached = new Set<string>();
@@ -127,10 +143,26 @@ describe("npm start with KEDGE_CONFIG", () => {
     expect((await get("/")).endpoint).toBe(`c1/127.0.0.1:${v4Port}`);
     expect(child.exitCode).toBeNull();
 
-    // 130 when Miniflare's own exit hook ends the process on SIGINT first, as for a user's Ctrl-C.
-    expect([0, 130]).toContain(await stop());
-    // The origins went with it.
+    // Ctrl-C reaches the whole process group, as a terminal sends it: kedge stops cleanly and exits 0.
+    expect(await stop()).toBe(0);
+    // The origins and workerd went with it; the user's app did not.
     await expect(fetch(`http://127.0.0.1:${v4Port}/`)).rejects.toThrow();
     await expect(fetch(`http://[::1]:${v6Port}/`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.1:${edgePort}/`)).rejects.toThrow();
+    expect((await fetch(`http://127.0.0.1:${userApp.port}/`)).status).toBe(200);
+  });
+
+  it("refuses a taken edge port with its own error and fix, before workerd prints a trace of its own", async ({ expect }) => {
+    const taken = await startOrigin({ cluster: "other", endpoint: "other", backends: [] });
+    try {
+      const run = await ws.kedge("dev", "--port", String(taken.port));
+      expect(run.code).toBe(2);
+      expect(run.stderr.trim().split("\n")).toEqual([
+        `error: cannot serve kedge on 127.0.0.1:${taken.port}: something already listens there`,
+        "  fix: pass --port another port, or stop what listens there",
+      ]);
+    } finally {
+      await taken.close();
+    }
   });
 });
