@@ -3,6 +3,7 @@
  * real child process, and the real Worker in workerd (Miniflare) reading the same persisted state.
  */
 import { spawn } from "node:child_process";
+import { request } from "node:http";
 import { createServer } from "node:net";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -56,6 +57,19 @@ export function runProcess(command: string, args: string[], options: RunOptions 
 }
 
 /** A port nothing listens on now, on `host`. */
+/** GET `path` on the edge at 127.0.0.1:`port` with a Host header, as a client of a real hostname sends it (fetch() sends the URL's host and no other). */
+export function getWithHost(port: number, host: string, path = "/"): Promise<{ status: number; body: string }> {
+  return new Promise((resolveGet, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, headers: { host } }, (res) => {
+      let body = "";
+      res.on("data", (d: Buffer) => (body += d.toString()));
+      res.on("end", () => resolveGet({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
 export function freePort(host = "127.0.0.1"): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer().listen(0, host, () => {

@@ -7,89 +7,39 @@
  */
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { request } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { EchoResponse } from "../../scripts/lib/origin-server";
 import { kubeconfigFor, type StandIn, type StandInResource, startStandIn } from "../support/kube-api-stand-in";
-import { freePort, ROOT, RUN_BUNDLED, runScript, Workspace } from "./harness";
+import { httpService, kedgeClass, loopbackSlice, resource } from "../support/stand-in-resources";
+import { freePort, getWithHost, ROOT, RUN_BUNDLED, runScript, Workspace } from "./harness";
 
 const TOKEN = "stand-in-token";
 const GW = "gateway.networking.k8s.io";
 
 function clusterObjects(cluster: string, port: number): StandInResource[] {
   return [
-    {
-      group: GW,
-      version: "v1",
-      plural: "gateways",
-      kind: "Gateway",
-      items: [
-        {
-          metadata: { name: "edge", namespace: "shop" },
-          spec: { gatewayClassName: "kedge", listeners: [{ name: "http", protocol: "HTTP", port: 80 }] },
+    resource("Gateway", [
+      {
+        metadata: { name: "edge", namespace: "shop" },
+        spec: { gatewayClassName: "kedge", listeners: [{ name: "http", protocol: "HTTP", port: 80 }] },
+      },
+    ]),
+    resource("HTTPRoute", [
+      {
+        metadata: { name: `store-${cluster}`, namespace: "shop", creationTimestamp: "2026-10-02T09:15:02Z" },
+        spec: {
+          parentRefs: [{ name: "edge" }],
+          hostnames: [`${cluster}.example.com`],
+          rules: [{ backendRefs: [{ name: "store", port: 80 }] }],
         },
-      ],
-    },
-    {
-      group: GW,
-      version: "v1",
-      plural: "httproutes",
-      kind: "HTTPRoute",
-      items: [
-        {
-          metadata: { name: `store-${cluster}`, namespace: "shop", creationTimestamp: "2026-10-02T09:15:02Z" },
-          spec: {
-            parentRefs: [{ name: "edge" }],
-            hostnames: [`${cluster}.example.com`],
-            rules: [{ backendRefs: [{ name: "store", port: 80 }] }],
-          },
-        },
-      ],
-    },
-    {
-      group: GW,
-      version: "v1",
-      plural: "gatewayclasses",
-      kind: "GatewayClass",
-      items: [{ metadata: { name: "kedge" }, spec: { controllerName: "kedge.dev/edge" } }],
-    },
-    {
-      group: "",
-      version: "v1",
-      plural: "services",
-      kind: "Service",
-      items: [{ metadata: { name: "store", namespace: "shop" }, spec: { ports: [{ name: "http", port: 80 }] } }],
-    },
-    { group: "", version: "v1", plural: "namespaces", kind: "Namespace", items: [{ metadata: { name: "shop" } }] },
-    {
-      group: "discovery.k8s.io",
-      version: "v1",
-      plural: "endpointslices",
-      kind: "EndpointSlice",
-      items: [
-        {
-          metadata: { name: "store-abc", namespace: "shop", labels: { "kubernetes.io/service-name": "store" } },
-          addressType: "IPv4",
-          ports: [{ name: "http", port }],
-          endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: true } }],
-        },
-      ],
-    },
+      },
+    ]),
+    kedgeClass(),
+    resource("Service", [httpService("shop", "store")]),
+    resource("Namespace", [{ metadata: { name: "shop" } }]),
+    resource("EndpointSlice", [loopbackSlice("shop", "store", "store-abc", port)]),
   ];
-}
-
-/** GET `path` on the edge with a Host header (fetch() sends the URL's host and no other). */
-function getWithHost(port: number, host: string, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolveGet, reject) => {
-    const req = request({ host: "127.0.0.1", port, path, headers: { host } }, (res) => {
-      let body = "";
-      res.on("data", (d: Buffer) => (body += d.toString()));
-      res.on("end", () => resolveGet({ status: res.statusCode ?? 0, body }));
-    });
-    req.on("error", reject);
-    req.end();
-  });
 }
 
 const edge = (clusters: string) => `apiVersion: kedge.dev/v1alpha1

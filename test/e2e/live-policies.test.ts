@@ -8,64 +8,28 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { kubeconfigFor, type StandIn, type StandInResource, startStandIn } from "../support/kube-api-stand-in";
+import { httpService, kedgeClass, loopbackSlice, resource } from "../support/stand-in-resources";
 import { runScript, Workspace } from "./harness";
 
 const TOKEN = "stand-in-token";
 const GW = "gateway.networking.k8s.io";
 
 const served: StandInResource[] = [
-  {
-    group: GW,
-    version: "v1",
-    plural: "gatewayclasses",
-    kind: "GatewayClass",
-    items: [{ metadata: { name: "kedge" }, spec: { controllerName: "kedge.dev/edge" } }],
-  },
-  {
-    group: GW,
-    version: "v1",
-    plural: "gateways",
-    kind: "Gateway",
-    items: [
-      {
-        metadata: { name: "edge", namespace: "shop" },
-        spec: { gatewayClassName: "kedge", listeners: [{ name: "http", protocol: "HTTP", port: 80 }] },
-      },
-    ],
-  },
-  {
-    group: GW,
-    version: "v1",
-    plural: "httproutes",
-    kind: "HTTPRoute",
-    items: [
-      {
-        metadata: { name: "store", namespace: "shop" },
-        spec: { parentRefs: [{ name: "edge" }], hostnames: ["shop.example.com"], rules: [{ backendRefs: [{ name: "store", port: 80 }] }] },
-      },
-    ],
-  },
-  {
-    group: "",
-    version: "v1",
-    plural: "services",
-    kind: "Service",
-    items: [{ metadata: { name: "store", namespace: "shop" }, spec: { ports: [{ name: "http", port: 80 }] } }],
-  },
-  {
-    group: "discovery.k8s.io",
-    version: "v1",
-    plural: "endpointslices",
-    kind: "EndpointSlice",
-    items: [
-      {
-        metadata: { name: "store-1", namespace: "shop", labels: { "kubernetes.io/service-name": "store" } },
-        addressType: "IPv4",
-        ports: [{ name: "http", port: 9451 }],
-        endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: true } }],
-      },
-    ],
-  },
+  kedgeClass(),
+  resource("Gateway", [
+    {
+      metadata: { name: "edge", namespace: "shop" },
+      spec: { gatewayClassName: "kedge", listeners: [{ name: "http", protocol: "HTTP", port: 80 }] },
+    },
+  ]),
+  resource("HTTPRoute", [
+    {
+      metadata: { name: "store", namespace: "shop" },
+      spec: { parentRefs: [{ name: "edge" }], hostnames: ["shop.example.com"], rules: [{ backendRefs: [{ name: "store", port: 80 }] }] },
+    },
+  ]),
+  resource("Service", [httpService("shop", "store")]),
+  resource("EndpointSlice", [loopbackSlice("shop", "store", "store-1", 9451)]),
 ];
 
 /** Envoy Gateway's basic auth on the served Gateway: kedge would let requests through without it. */

@@ -5,13 +5,12 @@
  * of it with exit 0. A taken edge port is refused with kedge's two lines, before workerd starts.
  */
 import { spawn } from "node:child_process";
-import { request } from "node:http";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, it } from "vitest";
 import { type EchoResponse, type Origin, startOrigin } from "../../scripts/lib/origin-server";
 import { edgeConfig, endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
-import { freePort, ROOT, RUN_BUNDLED, Workspace } from "./harness";
+import { freePort, getWithHost, ROOT, RUN_BUNDLED, Workspace } from "./harness";
 
 const slice = (name: string, addressType: string, address: string, port: number) => `apiVersion: discovery.k8s.io/v1
 kind: EndpointSlice
@@ -29,19 +28,6 @@ async function abandonUpload(port: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1000));
   socket.destroy();
   await new Promise((resolve) => setTimeout(resolve, 500));
-}
-
-/** GET / on the edge with a Host header (fetch() sends the URL's host and no other). */
-function getWithHost(port: number, host: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolveGet, reject) => {
-    const req = request({ host: "127.0.0.1", port, path: "/", headers: { host } }, (res) => {
-      let body = "";
-      res.on("data", (d: Buffer) => (body += d.toString()));
-      res.on("end", () => resolveGet({ status: res.statusCode ?? 0, body }));
-    });
-    req.on("error", reject);
-    req.end();
-  });
 }
 
 describe("npm start with KEDGE_CONFIG", () => {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, it } from "vitest";
 import type { LocalGateway } from "../../scripts/lib/local-gateway";
 import { type EchoResponse, type Origin, startOrigin } from "../../scripts/lib/origin-server";
 import { KubeStandIn, kubeconfigFor, type StandInResource } from "../support/kube-api-stand-in";
+import { httpService, kedgeClass, loopbackSlice, resource } from "../support/stand-in-resources";
 import { ROOT, RUN_BUNDLED, runScript, startGateway, Workspace } from "./harness";
 
 const TOKEN = "stand-in-token";
@@ -25,48 +26,17 @@ const route = (hostnames: string[], name = "web") => ({
 
 function objects(port: number): StandInResource[] {
   return [
-    {
-      group: GW,
-      version: "v1",
-      plural: "gatewayclasses",
-      kind: "GatewayClass",
-      items: [{ metadata: { name: "kedge" }, spec: { controllerName: "kedge.dev/edge" } }],
-    },
-    {
-      group: GW,
-      version: "v1",
-      plural: "gateways",
-      kind: "Gateway",
-      items: [
-        {
-          metadata: { name: "gw", namespace: "shop" },
-          spec: { gatewayClassName: "kedge", listeners: [{ name: "http", protocol: "HTTP", port: 80, hostname: "*.example.com" }] },
-        },
-      ],
-    },
-    { group: GW, version: "v1", plural: "httproutes", kind: "HTTPRoute", items: [route(["shop.example.com"])] },
-    {
-      group: "",
-      version: "v1",
-      plural: "services",
-      kind: "Service",
-      items: [{ metadata: { name: "web", namespace: "shop" }, spec: { ports: [{ name: "http", port: 80 }] } }],
-    },
-    { group: "", version: "v1", plural: "namespaces", kind: "Namespace", items: [{ metadata: { name: "shop" } }] },
-    {
-      group: "discovery.k8s.io",
-      version: "v1",
-      plural: "endpointslices",
-      kind: "EndpointSlice",
-      items: [
-        {
-          metadata: { name: "web-1", namespace: "shop", labels: { "kubernetes.io/service-name": "web" } },
-          addressType: "IPv4",
-          ports: [{ name: "http", port }],
-          endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: true } }],
-        },
-      ],
-    },
+    kedgeClass(),
+    resource("Gateway", [
+      {
+        metadata: { name: "gw", namespace: "shop" },
+        spec: { gatewayClassName: "kedge", listeners: [{ name: "http", protocol: "HTTP", port: 80, hostname: "*.example.com" }] },
+      },
+    ]),
+    resource("HTTPRoute", [route(["shop.example.com"])]),
+    resource("Service", [httpService("shop", "web")]),
+    resource("Namespace", [{ metadata: { name: "shop" } }]),
+    resource("EndpointSlice", [loopbackSlice("shop", "web", "web-1", port)]),
   ];
 }
 

@@ -3,24 +3,10 @@
  * serves that table. Runs the real wrangler dev (bundling, workerd) against a real origin.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { request } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { Origin } from "../../scripts/lib/origin-server";
-import { freePort, ROOT, startOrigins, Workspace } from "./harness";
-
-/** GET with an explicit Host header, as a browser hitting a real hostname would send. */
-function get(port: number, host: string, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolveGet, reject) => {
-    const req = request({ host: "127.0.0.1", port, path, headers: { host } }, (res) => {
-      let body = "";
-      res.on("data", (d: Buffer) => (body += d.toString()));
-      res.on("end", () => resolveGet({ status: res.statusCode ?? 0, body }));
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
+import { freePort, getWithHost, ROOT, startOrigins, Workspace } from "./harness";
 
 describe("wrangler dev --persist-to", () => {
   const ws = new Workspace();
@@ -103,9 +89,9 @@ endpoints: [{ addresses: ["127.0.0.1"] }]
   });
 
   it("serves the table the sync wrote, on the hostname the route names", async ({ expect }) => {
-    const hit = await get(port, "app.example.com", "/hello");
+    const hit = await getWithHost(port, "app.example.com", "/hello");
     expect(hit.status).toBe(200);
     expect(JSON.parse(hit.body)).toMatchObject({ endpoint: "only", request: { path: "/hello" } });
-    expect((await get(port, "other.example.com", "/")).status).toBe(404);
+    expect((await getWithHost(port, "other.example.com", "/")).status).toBe(404);
   });
 });

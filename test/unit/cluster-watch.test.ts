@@ -16,65 +16,28 @@ import { WatchLoop } from "../../scripts/sync/watch-loop";
 import type { ClusterSettings } from "../../src/compile/input/edge-config";
 import { KubeStandIn, kubeconfigFor, type StandInResource } from "../support/kube-api-stand-in";
 import { MemoryKv } from "../support/memory-kv";
+import { httpService, kedgeClass, loopbackSlice, resource } from "../support/stand-in-resources";
 
-const GW = "gateway.networking.k8s.io";
 const TOKEN = "t";
 
 function objects(port: number, host: string): StandInResource[] {
   return [
-    {
-      group: GW,
-      version: "v1",
-      plural: "gatewayclasses",
-      kind: "GatewayClass",
-      items: [{ metadata: { name: "kedge" }, spec: { controllerName: "kedge.dev/edge" } }],
-    },
-    {
-      group: GW,
-      version: "v1",
-      plural: "gateways",
-      kind: "Gateway",
-      items: [
-        {
-          metadata: { name: "gw", namespace: "shop" },
-          spec: { gatewayClassName: "kedge", listeners: [{ name: "http", protocol: "HTTP", port: 80 }] },
-        },
-      ],
-    },
-    {
-      group: GW,
-      version: "v1",
-      plural: "httproutes",
-      kind: "HTTPRoute",
-      // Named after its host: routes of one name that differ between clusters would not merge.
-      items: [
-        {
-          metadata: { name: host.split(".")[0], namespace: "shop" },
-          spec: { parentRefs: [{ name: "gw" }], hostnames: [host], rules: [{ backendRefs: [{ name: "web", port: 80 }] }] },
-        },
-      ],
-    },
-    {
-      group: "",
-      version: "v1",
-      plural: "services",
-      kind: "Service",
-      items: [{ metadata: { name: "web", namespace: "shop" }, spec: { ports: [{ name: "http", port: 80 }] } }],
-    },
-    {
-      group: "discovery.k8s.io",
-      version: "v1",
-      plural: "endpointslices",
-      kind: "EndpointSlice",
-      items: [
-        {
-          metadata: { name: "web-1", namespace: "shop", labels: { "kubernetes.io/service-name": "web" } },
-          addressType: "IPv4",
-          ports: [{ name: "http", port }],
-          endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: true } }],
-        },
-      ],
-    },
+    kedgeClass(),
+    resource("Gateway", [
+      {
+        metadata: { name: "gw", namespace: "shop" },
+        spec: { gatewayClassName: "kedge", listeners: [{ name: "http", protocol: "HTTP", port: 80 }] },
+      },
+    ]),
+    // Named after its host: routes of one name that differ between clusters would not merge.
+    resource("HTTPRoute", [
+      {
+        metadata: { name: host.split(".")[0], namespace: "shop" },
+        spec: { parentRefs: [{ name: "gw" }], hostnames: [host], rules: [{ backendRefs: [{ name: "web", port: 80 }] }] },
+      },
+    ]),
+    resource("Service", [httpService("shop", "web")]),
+    resource("EndpointSlice", [loopbackSlice("shop", "web", "web-1", port)]),
   ];
 }
 
