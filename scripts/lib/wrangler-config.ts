@@ -46,7 +46,10 @@ export function findWranglerConfig(dir = "."): string {
 
 function readConfigFile(configPath: string): Toml {
   if (!existsSync(configPath))
-    throw new UserError(`${configPath} does not exist`, "run from the project folder, or pass --wrangler-config FILE");
+    throw new UserError(
+      `${configPath} does not exist`,
+      "run from the project folder, or pass --wrangler-config FILE; a project without one: `npx kedge init` in an empty folder writes one to copy (docs/cli.md#kedge-init)",
+    );
   const text = readFileSync(configPath, "utf8");
   try {
     const value = configPath.endsWith(".toml") ? parse(text) : parseJsonc(text);

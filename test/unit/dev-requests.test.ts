@@ -1,6 +1,6 @@
 /**
- * What `kedge dev` prints to try: a curl per served rule on a path that rule matches (its first Exact or
- * PathPrefix value, `/` for a rule without path matches), and the `.dev.vars` secrets still holding
+ * What `kedge dev` prints to try: a curl per served rule with what that rule matches (its first Exact or
+ * PathPrefix value, `/` for a rule without path matches, and its method, headers and query), and the `.dev.vars` secrets still holding
  * `kedge init`'s placeholders.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -59,6 +59,31 @@ describe("the requests kedge dev prints", () => {
       backendRefs: [{ name: web, port: 8080 }]`,
     );
     expect(requestsToTry(table, BASE)).toEqual([`  curl -H 'Host: app.example.com' '${BASE}/a&b'`]);
+  });
+
+  it("carries what a rule matches besides its path: method, Exact headers and query; -i where it redirects; none for a regex-only match", async ({
+    expect,
+  }) => {
+    const table = await tableOf(
+      "app.example.com",
+      `    - matches: [{ path: { type: Exact, value: /submit }, method: POST }]
+      backendRefs: [{ name: web, port: 8080 }]
+    - matches: [{ path: { type: PathPrefix, value: /q }, queryParams: [{ name: debug, value: "1" }] }]
+      backendRefs: [{ name: web, port: 8080 }]
+    - matches: [{ headers: [{ type: RegularExpression, name: x-v, value: "v[0-9]" }] }, { headers: [{ name: x-canary, value: "yes" }] }]
+      backendRefs: [{ name: web, port: 8080 }]
+    - matches: [{ path: { type: PathPrefix, value: /old } }]
+      filters: [{ type: RequestRedirect, requestRedirect: { path: { type: ReplacePrefixMatch, replacePrefixMatch: /new } } }]
+    - backendRefs: [{ name: web, port: 8080 }]`,
+    );
+    expect(requestsToTry(table, BASE)).toEqual([
+      `  curl -X POST -H 'Host: app.example.com' ${BASE}/submit`,
+      // In precedence order: the longer prefix first.
+      `  curl -i -H 'Host: app.example.com' ${BASE}/old`,
+      `  curl -H 'Host: app.example.com' '${BASE}/q?debug=1'`,
+      `  curl -H 'Host: app.example.com' -H 'x-canary: yes' ${BASE}/`,
+      `  curl -H 'Host: app.example.com' ${BASE}/`,
+    ]);
   });
 });
 

@@ -96,7 +96,7 @@ export async function serveLocally(options: DevOptions, io: CommandIO): Promise<
   const origins = [...loopback.origins, ...reached.origins];
   if (loopback.origins.length > 0 || loopback.existing.length === 0)
     io.note(
-      `started ${loopback.origins.length} local origins: ${loopback.origins.map((o) => `${o.identity.cluster}:${o.port}`).join(" ")}`,
+      `started ${loopback.origins.length} local origin${loopback.origins.length === 1 ? "" : "s"}: ${loopback.origins.map((o) => `${o.identity.cluster}:${o.port}`).join(" ")}`,
     );
   for (const listener of loopback.existing) io.note(existingListenerLine(listener));
   for (const [binding, addresses] of Object.entries(reached.networks))
@@ -109,6 +109,8 @@ export async function serveLocally(options: DevOptions, io: CommandIO): Promise<
     );
   // The sync pushes the table compiled above rather than reading and compiling the config again.
   const wranglerConfig = wranglerConfigOf(options);
+  // --force: local state is the developer's own, so it serves what the folder says now, however much of the
+  // last table that drops (a renamed host, routes removed); the large-drop guard protects deployed edges.
   const syncOptions = parseOptions<SyncOptions>(syncCommand, [
     "--config",
     options.config,
@@ -117,12 +119,14 @@ export async function serveLocally(options: DevOptions, io: CommandIO): Promise<
     options.persistTo,
     "--wrangler-config",
     wranglerConfig,
+    "--force",
   ]);
   const synced = await syncTable(syncOptions, io, { loaded, result });
   io.note(render(synced, "text"));
   if (synced.code !== EXIT.OK) {
     await closeAll(origins);
-    throw new UserError(`the sync exited ${synced.code}`, "fix the config errors above");
+    const refused = (synced.data as { refused?: string }).refused;
+    throw new UserError(`nothing served: ${refused ?? "the config was refused"}`, "fix the errors above, then run kedge dev again");
   }
   const devVarsFile = join(dirname(wranglerConfig), ".dev.vars");
   const devVars = readDevVars(devVarsFile);
@@ -178,7 +182,7 @@ export const devCommand = command<DevOptions>({
   name: "dev",
   summary: "serve the project on this machine: local origins, the config synced into local state, the Worker in workerd",
   description:
-    "Reads the config as `kedge sync --local` does (live clusters included), starts a local origin for every loopback endpoint of the config that nothing listens on yet (one that something does listen on gets its requests there), and for each private address a VPC network binding reaches, behind a stand-in for the binding; syncs the config into local state, and serves the Worker on 127.0.0.1 with the wrangler config's bindings and the project's .dev.vars. Prints requests to try and the status page's curl, then runs until Ctrl-C or SIGTERM.",
+    "Reads the config as `kedge sync --local` does (live clusters included), starts a local origin for every loopback endpoint of the config that nothing listens on yet (one that something does listen on gets its requests there), and for each private address a VPC network binding reaches, behind a stand-in for the binding; syncs the config into local state (as sync --force: the folder as it is now, however much of the last table that drops), and serves the Worker on 127.0.0.1 with the wrangler config's bindings and the project's .dev.vars. Prints requests to try and the status page's curl, then runs until Ctrl-C or SIGTERM.",
   flags: DEV_FLAGS,
   exitCodes: {
     0: "stopped with Ctrl-C (or SIGTERM)",
