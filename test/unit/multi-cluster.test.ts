@@ -233,11 +233,20 @@ describe("XBackend", () => {
       target: { scheme: "http" },
     });
     expect(
-      compileXBackend(xb({ tls: { mode: "ServerOnly", validation: { wellKnownCACertificates: "System" } } }), edge.egress),
+      compileXBackend(
+        xb({ tls: { mode: "ServerOnly", validation: { hostname: "api.partner.example", wellKnownCACertificates: "System" } } }),
+        edge.egress,
+      ),
     ).toMatchObject({
       ok: true,
       target: { scheme: "https", port: 443 },
     });
+    // A validation needs its hostname and exactly one source of trust (the API's own rules).
+    for (const validation of [{ wellKnownCACertificates: "System" }, { hostname: "api.partner.example" }])
+      expect(compileXBackend(xb({ tls: { mode: "ServerOnly", validation } }), edge.egress)).toMatchObject({
+        ok: false,
+        problem: { reason: "UnsupportedValue" },
+      });
     const mtls = compileXBackend(xb({ tls: { mode: "ClientAndServer", clientCertificateRef: { name: "partner-client" } } }), edge.egress);
     expect(mtls).toMatchObject({ ok: true, target: { scheme: "https", mtlsBinding: "PARTNER_MTLS" } });
     const unmapped = compileXBackend(xb({ tls: { mode: "ClientAndServer", clientCertificateRef: { name: "other" } } }), edge.egress);
@@ -250,6 +259,13 @@ describe("XBackend", () => {
       edge.egress,
     );
     expect(ca).toMatchObject({ ok: false, problem: { field: "spec.tls.validation.caCertificateRefs" } });
+  });
+
+  it("refuses a hostname with capitals: a PreciseHostname is lower case", ({ expect }) => {
+    expect(compileXBackend(xb({ externalHostname: { hostname: "API.Partner.example" } }), edge.egress)).toMatchObject({
+      ok: false,
+      problem: { field: "spec.externalHostname.hostname", message: expect.stringContaining("must be lower case (api.partner.example)") },
+    });
   });
 
   it("says what an IP address in disguise reads as, even with allowLocalhost", ({ expect }) => {
@@ -277,6 +293,12 @@ describe("XBackend", () => {
     // Out of range, it is refused by the schema stage before any translator reads it.
     const outOfRange = xb({ port: { number: 0 } });
     expect(objectProblems({ ...outOfRange, raw: { spec: outOfRange.spec } })).toMatchObject([{ path: ["spec", "port", "number"] }]);
+    // A port may carry a name (empty or a DNS label): only a label.
+    const named = xb({ port: { name: "https", port: 443 } });
+    expect(objectProblems({ ...named, raw: { spec: named.spec } })).toEqual([]);
+    expect(compileXBackend(named, edge.egress)).toMatchObject({ ok: true, target: { port: 443 } });
+    const badName = xb({ port: { name: "Not_A_Label", port: 443 } });
+    expect(objectProblems({ ...badName, raw: { spec: badName.spec } })).toMatchObject([{ path: ["spec", "port", "name"] }]);
   });
 
   it("a route reaching a rejected XBackend reports why, and a cross-namespace XBackend is not permitted", async ({ expect }) => {

@@ -61,7 +61,9 @@ function checkHostname(raw: string | undefined, egress: EgressSettings): FieldPr
   const field = "spec.externalHostname.hostname";
   // kedge's schema lets externalHostname be left out, and an empty hostname by.
   if (raw === undefined || raw === "") return unsupported(field, "hostname is required");
-  const host = raw.toLowerCase();
+  // A PreciseHostname is lower case (the API server's pattern refuses capitals, as for route hostnames).
+  if (raw !== raw.toLowerCase()) return unsupported(field, `hostname ${raw} must be lower case (${raw.toLowerCase()})`);
+  const host = raw;
   if (isIpLiteral(host) || CLUSTER_INTERNAL.some((suffix) => host === suffix.slice(1) || host.endsWith(suffix))) {
     const read =
       isIpLiteral(host) && !/^[\d.]+$|:/.test(host)
@@ -105,6 +107,14 @@ function checkTls(
     return unsupported(`${at}.clientCertificateRef`, "clientCertificateRef is set if and only if mode is ClientAndServer");
   }
   if (validation !== undefined) {
+    // The API's rules for a validation: a hostname, and exactly one source of trust.
+    if (validation.hostname === undefined || validation.hostname === "")
+      return unsupported(`${at}.validation.hostname`, "validation needs a hostname (the name the certificate must carry)");
+    if ((validation.caCertificateRefs !== undefined) === (validation.wellKnownCACertificates !== undefined))
+      return unsupported(
+        `${at}.validation`,
+        "validation needs exactly one of caCertificateRefs and wellKnownCACertificates (use wellKnownCACertificates: System)",
+      );
     if (validation.caCertificateRefs !== undefined) {
       return unsupported(
         `${at}.validation.caCertificateRefs`,

@@ -128,8 +128,8 @@ export type XBackendProtocol = "HTTP" | "HTTP11" | "HTTP2" | "H2C" | "TCP" | "MC
 export interface XBackendSpec {
   type: "ExternalHostname";
   externalHostname?: { hostname: string };
-  /** `port.port` in the PR; `port.number` in its later revision. */
-  port?: { port?: number; number?: number };
+  /** `port.port` in the PR; `port.number` in its later revision; the name is only a label. */
+  port?: { name?: string; port?: number; number?: number };
   protocol?: XBackendProtocol;
   tls?: {
     mode: "None" | "ServerOnly" | "ClientAndServer";

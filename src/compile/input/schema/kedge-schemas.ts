@@ -38,8 +38,12 @@ const SPECS: Record<string, Schema> = {
     {
       type: str({ enum: ["ExternalHostname"] }),
       externalHostname: obj({ hostname: str({ maxLength: 253 }) }, { required: ["hostname"] }),
-      // `port.port` in the PR; `port.number` in its later revision.
-      port: obj({ port: PORT, number: PORT }),
+      // `port.port` in the PR; `port.number` in its later revision; a name, empty or a DNS label, in both.
+      port: obj({
+        name: str({ maxLength: 63, pattern: /^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, hint: "empty or a DNS label" }),
+        port: PORT,
+        number: PORT,
+      }),
       protocol: str({ enum: ["HTTP", "HTTP11", "HTTP2", "H2C", "TCP", "MCP"] }),
       tls: obj(
         {
