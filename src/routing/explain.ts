@@ -169,9 +169,11 @@ export function explainRequest(
   const pinUnread = token && isSealed(token) ? SEALED_WITHOUT_KEY : undefined;
   const slots = slotsOf(prepared, ruleIndex);
   const chosenMatch = candidates.find((c) => c.verdict === "chosen")?.match;
+  // In the order they apply: each mirror where it was written among the request edits.
+  const requestSide: string[] = slots.rule.request.map((f) => f.type);
+  for (const m of [...slots.rule.mirrors].reverse()) requestSide.splice(m.editsBefore, 0, "RequestMirror");
   const filters = [
-    ...slots.rule.request.map((f) => f.type),
-    ...slots.rule.mirrors.map(() => "RequestMirror"),
+    ...requestSide,
     ...(slots.rule.redirect ? ["RequestRedirect (answers; nothing is forwarded)"] : []),
     ...(slots.rule.cors ? ["CORS"] : []),
     ...slots.rule.response.map(() => "ResponseHeaderModifier"),

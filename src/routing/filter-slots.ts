@@ -11,13 +11,20 @@ export type RedirectFilter = Extract<CompiledFilter, { type: "RequestRedirect" }
 export type RequestEdit = Extract<CompiledFilter, { type: "RequestHeaderModifier" | "URLRewrite" }>;
 export type MirrorFilter = Extract<CompiledFilter, { type: "RequestMirror" }>;
 
+/** A mirror and where it was written: its copy carries the request edits listed before it, not those after. */
+export interface PlacedMirror {
+  filter: MirrorFilter;
+  /** How many of the slots' request edits come before it. */
+  editsBefore: number;
+}
+
 export interface FilterSlots {
   redirect?: RedirectFilter;
   cors?: CorsFilter;
   /** RequestHeaderModifier and URLRewrite, in the order written. */
   request: RequestEdit[];
   response: HeaderModifier[];
-  mirrors: MirrorFilter[];
+  mirrors: PlacedMirror[];
 }
 
 function sortFilters(filters: CompiledFilter[]): FilterSlots {
@@ -38,7 +45,7 @@ function sortFilters(filters: CompiledFilter[]): FilterSlots {
         slots.response.push(f.modifier);
         break;
       case "RequestMirror":
-        slots.mirrors.push(f);
+        slots.mirrors.push({ filter: f, editsBefore: slots.request.length });
         break;
     }
   }

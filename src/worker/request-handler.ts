@@ -261,15 +261,23 @@ async function forwardRequest(ctx: Resolved, target: Target, h: HandlerContext):
   return sent;
 }
 
-/** RequestMirror: a copy to one endpoint of each mirror backend, in the background; never a streamed body. */
+/**
+ * RequestMirror: a copy to one endpoint of each mirror backend, in the background; never a streamed body.
+ * Filters apply in the order written: a mirror listed before some request edits copies the request as
+ * it was before them.
+ */
 function sendMirrors(ctx: Resolved, slots: FilterSlots, outbound: Outbound, link: Link, h: HandlerContext): void {
   if (slots.mirrors.length === 0 || outbound.body.kind === "stream") return;
-  for (const f of slots.mirrors) {
+  for (const { filter: f, editsBefore } of slots.mirrors) {
     if (Math.random() * 100 >= f.percent) continue;
     const backend = ctx.prepared.backends.get(f.backend);
     const endpoint = backend && pickEndpoint(ctx.prepared, backend, Math.random(), ctx.location, h.isolate.health);
     if (!backend || !endpoint) continue;
-    h.waitUntil(mirror(link, endpoint, { ...outbound, headers: new Headers(outbound.headers) }, backend.backend.endpoints));
+    const shaped =
+      editsBefore === slots.request.length
+        ? { ...outbound, headers: new Headers(outbound.headers) }
+        : { ...buildUpstreamRequest(ctx, slots.request.slice(0, editsBefore)), body: outbound.body };
+    h.waitUntil(mirror(link, endpoint, shaped, backend.backend.endpoints));
   }
 }
 

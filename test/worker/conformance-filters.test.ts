@@ -119,4 +119,31 @@ describe("weights and mirrors (distributions and background copies)", () => {
     await (await dispatch(new Request("http://example.org/mirror-none", { headers: { "x-test-id": id } }))).arrayBuffer();
     expect(await seenBy(ports.v3, id, 0)).toBe(0);
   });
+
+  it("filters apply in the order written: a mirror listed before a header edit copies the request as it was", async ({ expect }) => {
+    const ports = inject("originPorts");
+    await seed(`    - matches: [{ path: { type: PathPrefix, value: /before } }]
+      filters:
+        - { type: RequestMirror, requestMirror: { backendRef: { name: infra-backend-v2, port: 8080 } } }
+        - { type: RequestHeaderModifier, requestHeaderModifier: { set: [{ name: X-Test-Id, value: edited }] } }
+      backendRefs: [{ name: infra-backend-v1, port: 8080 }]
+    - matches: [{ path: { type: PathPrefix, value: /after } }]
+      filters:
+        - { type: RequestHeaderModifier, requestHeaderModifier: { set: [{ name: X-Test-Id, value: edited }] } }
+        - { type: RequestMirror, requestMirror: { backendRef: { name: infra-backend-v3, port: 8080 } } }
+      backendRefs: [{ name: infra-backend-v1, port: 8080 }]`);
+    const before = crypto.randomUUID();
+    const answered = (await (
+      await dispatch(new Request("http://example.org/before", { headers: { "x-test-id": before } }))
+    ).json()) as Echo;
+    expect(answered.request.headers["x-test-id"]).toBe("edited");
+    // The copy went out before the edit: v2 sees the client's value; v1 never did.
+    expect(await seenBy(ports.v2, before, 1)).toBe(1);
+    expect(await seenBy(ports.v1, before, 0)).toBe(0);
+    const after = crypto.randomUUID();
+    await (await dispatch(new Request("http://example.org/after", { headers: { "x-test-id": after } }))).arrayBuffer();
+    // Listed after the edit, the copy carries it: v3 never sees the client's value.
+    expect(await seenBy(ports.v3, "edited", 1)).toBeGreaterThanOrEqual(1);
+    expect(await seenBy(ports.v3, after, 0)).toBe(0);
+  });
 });
