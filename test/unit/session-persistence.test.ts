@@ -120,6 +120,36 @@ spec: { targetRefs: [{ kind: Service, name: a }] }
     expect(byName.clash).toMatchObject({ status: "False", reason: "Conflicted", message: expect.stringContaining("name one") });
   });
 
+  it("one session name serves one backend: a rule reusing another backend's name keeps no session, and says so", async ({ expect }) => {
+    const { table, diagnostics } = await compileYaml(EDGE, {
+      east: [
+        base(`    - matches: [{ path: { type: PathPrefix, value: /x } }]
+      sessionPersistence: { sessionName: dup }
+      backendRefs: [{ name: a, port: 80 }]
+    - matches: [{ path: { type: PathPrefix, value: /y } }]
+      sessionPersistence: { sessionName: dup }
+      backendRefs: [{ name: b, port: 80 }]
+    - matches: [{ path: { type: PathPrefix, value: /z } }]
+      sessionPersistence: { sessionName: dup }
+      backendRefs: [{ name: a, port: 80 }]
+    - matches: [{ path: { type: PathPrefix, value: /p } }]
+      sessionPersistence: { sessionName: policy-name }
+      backendRefs: [{ name: a, port: 80 }]`),
+        policy("on-b", "{ kind: Service, name: b }", "{ sessionName: policy-name }"),
+      ].join("---"),
+    });
+    const byPath = Object.fromEntries(table.matches.map((m) => [m.path.value, table.rules[m.rule]?.session?.name ?? "(none)"]));
+    // The first rule to name it keeps it; another rule to the same backend may share it (scoped per rule).
+    expect(byPath["/x"]).toBe("dup");
+    expect(byPath["/z"]).toBe("dup");
+    expect(byPath["/y"]).toBe("(none)");
+    // A policy's name belongs to its backend.
+    expect(byPath["/p"]).toBe("(none)");
+    const conflicts = diagnostics.filter((d) => d.reason === "Conflicted" && d.field?.endsWith("sessionPersistence"));
+    expect(conflicts.map((d) => d.field)).toEqual(["spec.rules[1].sessionPersistence", "spec.rules[3].sessionPersistence"]);
+    expect(conflicts[0]!.message).toContain("cookie name dup is already used for Service/east/app/a");
+  });
+
   it("rejects an invalid policy and reports a rule whose backends disagree", async ({ expect }) => {
     const { table, statuses, diagnostics } = await compileYaml(EDGE, {
       east: [

@@ -80,12 +80,14 @@ export class BackendPolicies {
   private readonly budgets = new Map<string, CompiledRetryBudget>();
   /** The backend keys each policy is about (accepted or conflicted), for its ancestors. */
   readonly targetsOf = new Map<Manifest, string[]>();
+  /** Session cookie and header names (`Cookie:<name>`) by the backend key they serve: one name, one backend. */
+  private readonly sessionNames = new Map<string, string>();
 
   constructor(index: ResourceIndex, composites: CompositeBackends, diagnostics: Diagnostics, book: StatusBook) {
     const policies = Object.entries(POLICY_KINDS)
       .flatMap(([kind, groups]) => index.all(kind).filter((p) => groups.includes(apiGroup(p.apiVersion))))
       .sort(byAge);
-    const cookieNames = new Map<string, string>();
+    const cookieNames = this.sessionNames;
     for (const policy of policies) {
       const label = `${policy.kind} ${policy.cluster}/${policy.metadata.namespace}/${policy.metadata.name}`;
       const report = (conditions: Condition[], targets: string[] = []) => {
@@ -130,7 +132,12 @@ export class BackendPolicies {
   }
 
   /** Why `settings` cannot apply to `targets`: another policy's persistence there, or its name on another backend. */
-  private sessionConflict(targets: string[], settings: SessionSettings, cookieNames: Map<string, string>): string | undefined {
+  private sessionConflict(
+    targets: string[],
+    settings: SessionSettings,
+    cookieNames: Map<string, string>,
+    backends: string[] = targets,
+  ): string | undefined {
     const conflict = targets
       .map((key) => {
         const other = this.byTarget.get(key);
@@ -140,8 +147,22 @@ export class BackendPolicies {
     if (conflict) return conflict;
     const nameOwner = settings.name ? cookieNames.get(`${settings.type}:${settings.name}`) : undefined;
     // One name may serve one backend: the same Service in several clusters is one backend (sameness).
-    if (nameOwner !== undefined && !targets.some((t) => sameBackend(t, nameOwner)))
+    if (nameOwner !== undefined && !backends.some((t) => sameBackend(t, nameOwner)))
       return `${settings.type.toLowerCase()} name ${settings.name} is already used for ${nameOwner}`;
+    return undefined;
+  }
+
+  /**
+   * A route rule's own session name for its backends: taken when no other backend has it, else why not
+   * (two backends with one cookie name is invalid in GEP-1619; the first to claim it keeps it).
+   */
+  claimSessionName(settings: SessionSettings, sources: SourceRef[]): string | undefined {
+    const keys = sources.flatMap(keysOf);
+    if (!settings.name || keys.length === 0) return undefined;
+    const problem = this.sessionConflict([], settings, this.sessionNames, keys);
+    if (problem) return problem;
+    const name = `${settings.type}:${settings.name}`;
+    if (!this.sessionNames.has(name)) this.sessionNames.set(name, keys[0]!);
     return undefined;
   }
 

@@ -70,7 +70,21 @@ function ruleSession(
   const sameSite = ctx.edge.sessions.sameSite;
   if (raw.sessionPersistence !== undefined) {
     const inline = parseSessionPersistence(raw.sessionPersistence, `${at}.sessionPersistence`);
-    return isProblem(inline) ? inline : compileSession(inline, scope, sameSite);
+    if (isProblem(inline)) return inline;
+    const sources = refs.flatMap((r) => {
+      const backend = r.backend ? ctx.backends.get(r.backend) : undefined;
+      return backend ? [backend.source] : [];
+    });
+    const taken = ctx.policies.claimSessionName(inline, sources);
+    if (taken) {
+      warnings.push({
+        field: `${at}.sessionPersistence`,
+        reason: "Conflicted",
+        message: `${taken}: one session name serves one backend, so this rule keeps no session persistence (name it differently)`,
+      });
+      return undefined;
+    }
+    return compileSession(inline, scope, sameSite);
   }
   const applied = refs.flatMap((r) => {
     const backend = r.backend ? ctx.backends.get(r.backend) : undefined;
