@@ -17,6 +17,8 @@ export const ERRORS = {
   // Gateway API conformance (HTTPRouteRetryConnectionError) expects 500 or 503 when no try connects.
   UPSTREAM_UNREACHABLE: [503, "the upstream server could not be reached"],
   UPSTREAM_TIMEOUT: [504, "the upstream server did not answer in time"],
+  // GEP-3388: once a backend's retry budget is spent, a retry it would have made answers 503.
+  RETRY_BUDGET_EXCEEDED: [503, "the upstream server is failing and its retry budget is spent"],
   UPSTREAM_INTERIM_RESPONSE: [502, "the upstream server sent a response the gateway cannot forward"],
   MTLS_BINDING_MISSING: [502, "the gateway lacks the client certificate this upstream requires"],
   NETWORK_BINDING_MISSING: [502, "the gateway lacks the network connection this upstream requires"],

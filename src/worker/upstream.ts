@@ -229,7 +229,18 @@ export async function forward(link: Link, plan: ForwardPlan): Promise<ForwardRes
     } else why = "unreachable";
     const retryable = attempt < allowance.attempts && (why !== "timeout" || allowance.timeouts);
     const nextEndpoint = retryable ? plan.next(tried, why) : null;
-    if (!nextEndpoint || !plan.budget.tryRetry(Date.now())) {
+    if (nextEndpoint && !plan.budget.tryRetry(Date.now())) {
+      // GEP-3388: a retry the budget refuses is answered 503, whatever the try got.
+      if (outcome instanceof Response) await outcome.body?.cancel();
+      throw new GatewayError(
+        "RETRY_BUDGET_EXCEEDED",
+        `retry ${attempt + 1} to ${endpoint.id}'s backend refused by its retry budget (${why})`,
+        {
+          cause: outcome instanceof Response ? undefined : outcome.cause,
+        },
+      );
+    }
+    if (!nextEndpoint) {
       if (outcome instanceof Response) return { response: outcome, endpoint, tries: attempt + 1 };
       if (why === "timeout")
         throw new GatewayError("UPSTREAM_TIMEOUT", `upstream ${endpoint.id} did not answer within ${limit} ms`, { cause: outcome.cause });
