@@ -11,6 +11,7 @@
 import { chmodSync, cpSync, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { build } from "esbuild";
+import { WORKER_BUILD_OPTIONS } from "./lib/worker-build.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const DIST = join(ROOT, "dist");
@@ -37,17 +38,10 @@ await build({
 chmodSync(join(DIST, "cli.mjs"), 0o755);
 
 await build({
+  ...WORKER_BUILD_OPTIONS,
   entryPoints: [join(ROOT, "src", "index.ts")],
   outfile: join(DIST, "worker.mjs"),
-  bundle: true,
-  format: "esm",
-  platform: "neutral",
-  target: "es2022",
-  conditions: ["workerd", "worker", "browser", "import"],
-  mainFields: ["module", "main"],
-  external: ["cloudflare:*", "node:*"],
   legalComments: "linked",
-  logLevel: "warning",
 });
 
 cpSync(join(ROOT, "scripts", "sync", "local-kv-host.mjs"), join(DIST, "local-kv-host.mjs"));

@@ -13,6 +13,7 @@ import { localSessionKey } from "./local-session-key";
 import { fromPackage, packageRoot, resolvePeer } from "./package-files";
 import { type NetworkAddresses, networkStandIns } from "./network-stand-in";
 import { readLocalWorkerOptions } from "./wrangler-config";
+import { WORKER_BUILD_OPTIONS } from "./worker-build.mjs";
 
 /** Bundles src/index.ts (or another entry) into one ES module for workerd; returns its path. */
 export async function bundleWorker(outDir: string, entry = join(packageRoot(), "src/index.ts")): Promise<string> {
@@ -20,18 +21,7 @@ export async function bundleWorker(outDir: string, entry = join(packageRoot(), "
   const outfile = join(outDir, "worker.mjs");
   // Only the repository bundles (the package ships dist/worker.mjs, built when it was packed).
   const { build } = await import("esbuild");
-  await build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    conditions: ["workerd", "worker", "browser", "import"],
-    mainFields: ["module", "main"],
-    external: ["cloudflare:*", "node:*"],
-    logLevel: "warning",
-  });
+  await build({ ...WORKER_BUILD_OPTIONS, entryPoints: [entry], outfile });
   return outfile;
 }
 

@@ -58,11 +58,15 @@ export interface HistoryRead {
  * The table's history. One that is present but unreadable is not taken for empty (that would lose every
  * earlier version, and rollback with it), nor is one that does not list the version the pointer names
  * (an emptied or older list): either is rebuilt from the versions still stored, the problem said.
- * `text` and `pointer` are given when the caller has just read them.
+ * `known` holds the history's text and the pointer when the caller has just read them.
  */
-export async function readHistory(kv: KvStore, name: string, text?: string | null, pointer?: TablePointer | null): Promise<HistoryRead> {
-  const stored = text === undefined ? await kv.get(KV_KEYS.history(name)) : text;
-  const served = pointer === undefined ? await readPointer(kv, name) : pointer;
+export async function readHistory(
+  kv: KvStore,
+  name: string,
+  known: { text?: string | null; pointer?: TablePointer | null } = {},
+): Promise<HistoryRead> {
+  const stored = known.text === undefined ? await kv.get(KV_KEYS.history(name)) : known.text;
+  const served = known.pointer === undefined ? await readPointer(kv, name) : known.pointer;
   if (stored === null && served === null) return { entries: [] };
   let value: unknown;
   try {
@@ -72,13 +76,11 @@ export async function readHistory(kv: KvStore, name: string, text?: string | nul
   }
   const parsed = parseTableHistory(value);
   if (parsed.ok && (served === null || parsed.value.some((e) => e.version === served.version))) return { entries: parsed.value };
-  const why = parsed.ok
-    ? stored === null
-      ? "is missing"
-      : `does not list the version served (${served!.version})`
-    : value === undefined
-      ? "is not JSON"
-      : parsed.reason;
+  let why: string;
+  if (stored === null) why = "is missing";
+  else if (value === undefined) why = "is not JSON";
+  else if (!parsed.ok) why = parsed.reason;
+  else why = `does not list the version served (${served!.version})`;
   const entries = await rebuildHistory(kv, name, served, parsed.ok ? parsed.value : []);
   return { entries, problem: `the history of table ${name} ${why}; rebuilt from the ${entries.length} versions still stored` };
 }
@@ -195,7 +197,7 @@ export async function pushTable(
     const [pointerText, historyText] = lease.values;
     const pointer = parsePointerText(pointerText ?? null);
     if (pointer?.version === root.version) {
-      const read = await readHistory(kv, name, historyText ?? null, pointer);
+      const read = await readHistory(kv, name, { text: historyText ?? null, pointer });
       return {
         changed: false,
         version: root.version,
@@ -212,7 +214,7 @@ export async function pushTable(
       );
     await putVerified(kv, [[KV_KEYS.blob(name, root.version), plan.root.text]]);
     // Read again right before it is written: a push that got past the lease meanwhile keeps its entry.
-    const read = await readHistory(kv, name, undefined, pointer);
+    const read = await readHistory(kv, name, { pointer });
     const history = read.entries.filter((e) => e.version !== root.version);
     history.unshift({
       version: root.version,
@@ -272,7 +274,7 @@ async function rollbackHeld(
   dryRun: boolean,
 ): Promise<{ from?: string; to: string; table: RouteTable; current: RouteTable | null; historyProblem?: string }> {
   const pointer = await readPointer(kv, name);
-  const read = await readHistory(kv, name, undefined, pointer);
+  const read = await readHistory(kv, name, { pointer });
   const history = read.entries;
   let target = version;
   if (target === undefined) {

@@ -13,6 +13,7 @@ import { preferredByPriority } from "../../src/routing/priority";
 import type { CompiledEndpoint, RouteTable } from "../../src/table/route-table";
 import { compileYaml } from "../support/compile-fixture";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
+import { readyEndpoint } from "../support/endpoints";
 
 const edge = (clusters: string, extra = "") => `apiVersion: kedge.dev/v1alpha1
 kind: EdgeConfig
@@ -111,25 +112,14 @@ describe("choosing by priority", () => {
   });
 
   it("widens to the next priority cumulatively until the threshold is met, and takes everything when none is", ({ expect }) => {
-    const at = (cluster: string, n: number): CompiledEndpoint => ({
-      id: `${cluster}/10.0.0.${n}:80`,
-      cluster,
-      scheme: "http",
-      host: `10.0.0.${n}`,
-      port: 80,
-      weight: 1,
-      ready: true,
-      serving: true,
-      terminating: false,
-    });
     const table = {
       clusters: { b: { priority: 1 }, c: { priority: 2 } },
       failover: { minHealthyEndpoints: 3 },
     } as unknown as RouteTable;
     const ids = (list: CompiledEndpoint[]) => list.map((e) => e.id);
-    const a = [at("a", 1), at("a", 2), at("a", 3)];
-    const b = [at("b", 4)];
-    const c = [at("c", 5), at("c", 6)];
+    const a = [readyEndpoint("a", 1), readyEndpoint("a", 2), readyEndpoint("a", 3)];
+    const b = [readyEndpoint("b", 4)];
+    const c = [readyEndpoint("c", 5), readyEndpoint("c", 6)];
     expect(ids(preferredByPriority(table, [...a, ...b, ...c]))).toEqual(ids(a));
     expect(ids(preferredByPriority(table, [a[0]!, ...b, ...c]))).toEqual(ids([a[0]!, ...b, ...c]));
     expect(ids(preferredByPriority(table, [a[0]!, a[1]!, ...b, ...c]))).toEqual(ids([a[0]!, a[1]!, ...b]));

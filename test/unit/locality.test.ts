@@ -1,18 +1,8 @@
 import { describe, it } from "vitest";
 import { localityTier, nearestPool } from "../../src/routing/locality";
 import type { CompiledEndpoint, LocalityPolicy } from "../../src/table/route-table";
+import { readyEndpoint } from "../support/endpoints";
 
-const endpoint = (cluster: string, n: number): CompiledEndpoint => ({
-  id: `${cluster}/10.0.0.${n}:80`,
-  cluster,
-  scheme: "http",
-  host: `10.0.0.${n}`,
-  port: 80,
-  weight: 1,
-  ready: true,
-  serving: true,
-  terminating: false,
-});
 
 const policy = (minHealthyEndpoints: number): LocalityPolicy => ({
   minHealthyEndpoints,
@@ -35,7 +25,7 @@ describe("locality tiers", () => {
 });
 
 describe("nearest pool", () => {
-  const all = [endpoint("iad", 1), endpoint("iad", 2), endpoint("sfo", 3), endpoint("yyz", 4), endpoint("dub", 5)];
+  const all = [readyEndpoint("iad", 1), readyEndpoint("iad", 2), readyEndpoint("sfo", 3), readyEndpoint("yyz", 4), readyEndpoint("dub", 5)];
 
   it("uses the nearest tier alone when it has enough ready endpoints", ({ expect }) => {
     expect(clustersOf(nearestPool(policy(2), all, { colo: "IAD", country: "US", continent: "NA" }).endpoints)).toEqual(["iad"]);

@@ -6,7 +6,7 @@
  * Clusters east, west and south serve Service `web` from origins v1, v2 and v3.
  */
 import { afterEach, describe, inject, it } from "vitest";
-import { endpointSlice, service, yamlDocs } from "../support/manifests";
+import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { cronRun, setOriginHealth } from "./active-health";
 import { compileYaml } from "./compile";
 import { statusPage } from "../../src/worker/status-page";
@@ -38,24 +38,15 @@ ${cluster("south", "{ continent: SA, countries: [BR], colos: [GRU] }")}
 /** Every cluster's manifests: one route, sticky under /cart, over Service web; its own EndpointSlice. */
 const manifests = (cluster: Cluster) =>
   yamlDocs(
-    `apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: { name: gw, namespace: shop }
-spec:
-  gatewayClassName: kedge
-  listeners: [{ name: http, protocol: HTTP, port: 80, hostname: shop.example }]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: { name: web, namespace: shop }
-spec:
-  parentRefs: [{ name: gw }]
-  rules:
-    - matches: [{ path: { type: PathPrefix, value: /cart } }]
+    gatewayAndRoute({
+      namespace: "shop",
+      hostname: "shop.example",
+      route: "web",
+      rules: `    - matches: [{ path: { type: PathPrefix, value: /cart } }]
       sessionPersistence: { sessionName: cart }
       backendRefs: [{ name: web, port: 8080 }]
-    - backendRefs: [{ name: web, port: 8080 }]
-`,
+    - backendRefs: [{ name: web, port: 8080 }]`,
+    }),
     service("web", "shop"),
     endpointSlice({ service: "web", name: `web-${cluster}`, namespace: "shop", port: CLUSTERS[cluster] }),
   );

@@ -1,4 +1,5 @@
 /** @module `kedge diff`: what a sync would change against the table the edge serves; writes nothing. */
+import { refusedOutcome } from "../refused-outcome";
 import type { CompileResult } from "../../../src/compile/compile-route-table";
 import { type CompileChecks, compileForEdge, type CompileSummary } from "../../sync/compile-for-edge";
 import { diffLines, diffTables, type TableDiff } from "../../sync/diff-tables";
@@ -75,14 +76,7 @@ export function diffWithServed(
         ? `${count(n, "object")} ${n === 1 ? "fails its" : "fail their"} schema: a sync pushes ${n === 1 ? "it" : "them"} only with --allow-invalid`
         : undefined;
     if (syncWouldRefuse) io.note(`a sync would refuse this: ${syncWouldRefuse}`);
-    if (checked.refusal) {
-      io.note(checked.refusal.reason);
-      return {
-        code: checked.refusal.code,
-        data: { ...checked.summary, written: false, refused: checked.refusal.reason },
-        text: checked.report,
-      };
-    }
+    if (checked.refusal) return refusedOutcome(checked, checked.refusal, io);
     const diff = await store.use(async (kv) => diffTables(await readCurrentTable(kv, loaded.edge.name), checked.result.table));
     const unchanged = diff.from === diff.to;
     return {

@@ -24,7 +24,10 @@ export const historyCommand = command<TargetOptions & OutputOptions>({
   async run(options, _args, io) {
     const name = loadConfig(options.config).edge.name;
     const { read, served } = await withStore(storeTarget(options), "read", { progress: io.progress }, (store) =>
-      store.use(async (kv) => ({ read: await readHistory(kv, name), served: (await readPointer(kv, name))?.version })),
+      store.use(async (kv) => {
+        const pointer = await readPointer(kv, name);
+        return { read: await readHistory(kv, name, { pointer }), served: pointer?.version };
+      }),
     );
     const { entries, problem } = read;
     if (problem) io.note(`! ${problem}`);

@@ -89,7 +89,7 @@ export const statusCommand = command<TargetOptions & OutputOptions>({
           };
         const [table, history, healthText] = await Promise.all([
           readCurrentTable(kv, name),
-          readHistory(kv, name),
+          readHistory(kv, name, { pointer }),
           kv.get(KV_KEYS.health(name)),
         ]);
         const health = parseHealthRecord(healthText === null ? null : JSON.parse(healthText));

@@ -1,4 +1,5 @@
 /** @module `kedge sync` (and `npm run sync`): compile the clusters' resources and push the table to Workers KV. */
+import { refusedOutcome } from "../refused-outcome";
 import { type CompileSummary, compileForEdge } from "../../sync/compile-for-edge";
 import { loadConfig, withLiveClusters } from "../../sync/load-config";
 import { withStore } from "../../sync/open-store";
@@ -83,14 +84,7 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
       statusOut: options.statusOut,
     };
     const checked = await compileForEdge(loaded, where, checks, io.note, compiled?.result);
-    if (checked.refusal) {
-      io.note(checked.refusal.reason);
-      return {
-        code: checked.refusal.code,
-        data: { ...checked.summary, written: false, refused: checked.refusal.reason },
-        text: checked.report,
-      };
-    }
+    if (checked.refusal) return refusedOutcome(checked, checked.refusal, io);
     const name = loaded.edge.name;
     if (!options.force) {
       // Compared with what the edge serves before anything is written: most of it gone needs --force.

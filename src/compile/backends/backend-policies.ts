@@ -87,7 +87,6 @@ export class BackendPolicies {
     const policies = Object.entries(POLICY_KINDS)
       .flatMap(([kind, groups]) => index.all(kind).filter((p) => groups.includes(apiGroup(p.apiVersion))))
       .sort(byAge);
-    const cookieNames = this.sessionNames;
     for (const policy of policies) {
       const label = `${policy.kind} ${policy.cluster}/${policy.metadata.namespace}/${policy.metadata.name}`;
       const report = (conditions: Condition[], targets: string[] = []) => {
@@ -117,35 +116,33 @@ export class BackendPolicies {
         reject("spec.targetRefs", targets.startsWith("TargetNotFound") ? "TargetNotFound" : "Invalid", targets.replace(/^\w+: /, ""));
         continue;
       }
-      const problem = settings ? this.sessionConflict(targets, settings, cookieNames) : undefined;
+      const problem = settings ? (this.persistenceConflict(targets, settings) ?? this.nameConflict(targets, settings)) : undefined;
       if (problem) {
         reject("spec.targetRefs", "Conflicted", `${problem}; the older policy wins`, targets);
         continue;
       }
       for (const key of targets) {
         if (settings && !this.byTarget.has(key)) this.byTarget.set(key, { policy: label, settings });
-        if (settings?.name) cookieNames.set(`${settings.type}:${settings.name}`, key);
+        if (settings?.name) this.sessionNames.set(`${settings.type}:${settings.name}`, key);
         if (budget && !this.budgets.has(key)) this.budgets.set(key, budget);
       }
       report([accepted()], targets);
     }
   }
 
-  /** Why `settings` cannot apply to `targets`: another policy's persistence there, or its name on another backend. */
-  private sessionConflict(
-    targets: string[],
-    settings: SessionSettings,
-    cookieNames: Map<string, string>,
-    backends: string[] = targets,
-  ): string | undefined {
-    const conflict = targets
+  /** Another policy's different persistence on one of `targets`, if any. */
+  private persistenceConflict(targets: string[], settings: SessionSettings): string | undefined {
+    return targets
       .map((key) => {
         const other = this.byTarget.get(key);
         return other && !sameSettings(other.settings, settings) ? `${key} already has session persistence from ${other.policy}` : undefined;
       })
       .find(Boolean);
-    if (conflict) return conflict;
-    const nameOwner = settings.name ? cookieNames.get(`${settings.type}:${settings.name}`) : undefined;
+  }
+
+  /** `settings`' name already serving another backend than `backends`, if it does. */
+  private nameConflict(backends: string[], settings: SessionSettings): string | undefined {
+    const nameOwner = settings.name ? this.sessionNames.get(`${settings.type}:${settings.name}`) : undefined;
     // One name may serve one backend: the same Service in several clusters is one backend (sameness).
     if (nameOwner !== undefined && !backends.some((t) => sameBackend(t, nameOwner)))
       return `${settings.type.toLowerCase()} name ${settings.name} is already used for ${nameOwner}`;
@@ -159,7 +156,7 @@ export class BackendPolicies {
   claimSessionName(settings: SessionSettings, sources: SourceRef[]): string | undefined {
     const keys = sources.flatMap(keysOf);
     if (!settings.name || keys.length === 0) return undefined;
-    const problem = this.sessionConflict([], settings, this.sessionNames, keys);
+    const problem = this.nameConflict(keys, settings);
     if (problem) return problem;
     const name = `${settings.type}:${settings.name}`;
     if (!this.sessionNames.has(name)) this.sessionNames.set(name, keys[0]!);
