@@ -3,7 +3,6 @@ import { localityTier, nearestPool } from "../../src/routing/locality";
 import type { CompiledEndpoint, LocalityPolicy } from "../../src/table/route-table";
 import { readyEndpoint } from "../support/endpoints";
 
-
 const policy = (minHealthyEndpoints: number): LocalityPolicy => ({
   minHealthyEndpoints,
   clusters: {
