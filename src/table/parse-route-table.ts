@@ -13,7 +13,7 @@ import {
   type TableHistoryEntry,
   type TablePointer,
 } from "./route-table";
-import { fieldPathText, firstProblem, type Schema } from "./structural-schema";
+import { conforms, fieldPathText, firstProblem, type Schema } from "./structural-schema";
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -21,10 +21,10 @@ type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** The schema's verdict as a reason: `<field path>: <problem>`, or null. */
-function schemaReason(value: unknown, schema: Schema, what: string): string | null {
+/** Why a value that does not conform to its schema is refused: `<what> <field path> <problem>`. */
+function schemaReason(value: unknown, schema: Schema, what: string): string {
   const problem = firstProblem(value, schema);
-  return problem ? `${what}${problem.path.length > 0 ? ` ${fieldPathText(problem.path)}` : ""} ${problem.message}` : null;
+  return problem ? `${what}${problem.path.length > 0 ? ` ${fieldPathText(problem.path)}` : ""} ${problem.message}` : `${what} is refused`;
 }
 
 function schemaVersionReason(raw: Json): string | null {
@@ -54,20 +54,21 @@ function crossReferenceReason(table: RouteTable): string | null {
  */
 export function parseRouteTable(raw: unknown): ParseResult<RouteTable> {
   if (!isObject(raw)) return { ok: false, reason: "table is not a JSON object" };
-  const reason = schemaVersionReason(raw) ?? schemaReason(raw, ROUTE_TABLE_SCHEMA, "table");
-  if (reason) return { ok: false, reason };
-  // The schema holds every field the Worker reads: from here on the value is the type it names.
-  const table = raw as unknown as RouteTable;
-  const broken = crossReferenceReason(table);
-  return broken ? { ok: false, reason: broken } : { ok: true, value: table };
+  const versionReason = schemaVersionReason(raw);
+  if (versionReason) return { ok: false, reason: versionReason };
+  // The schema holds every field the Worker reads: a table that conforms is the type it names.
+  if (!conforms(raw, ROUTE_TABLE_SCHEMA)) return { ok: false, reason: schemaReason(raw, ROUTE_TABLE_SCHEMA, "table") };
+  const broken = crossReferenceReason(raw);
+  return broken ? { ok: false, reason: broken } : { ok: true, value: raw };
 }
 
 /** The root of a sharded table: its directory must name only shards it lists. */
 export function parseShardedTable(raw: unknown): ParseResult<ShardedTable> {
   if (!isObject(raw) || raw.sharded !== true) return { ok: false, reason: "not a sharded table" };
-  const reason = schemaVersionReason(raw) ?? schemaReason(raw, SHARDED_TABLE_SCHEMA, "sharded table");
-  if (reason) return { ok: false, reason };
-  const root = raw as unknown as ShardedTable;
+  const versionReason = schemaVersionReason(raw);
+  if (versionReason) return { ok: false, reason: versionReason };
+  if (!conforms(raw, SHARDED_TABLE_SCHEMA)) return { ok: false, reason: schemaReason(raw, SHARDED_TABLE_SCHEMA, "sharded table") };
+  const root = raw;
   const count = root.shards.length;
   for (const [protocol, entry] of Object.entries(root.directory)) {
     const shards = [...Object.values(entry.exact), ...Object.values(entry.wildcard), ...(entry.any === undefined ? [] : [entry.any])];
@@ -82,17 +83,16 @@ export function parseStoredTable(raw: unknown): ParseResult<StoredTable> {
 }
 
 export function parseTablePointer(raw: unknown): ParseResult<TablePointer> {
-  if (schemaReason(raw, POINTER_SCHEMA, "pointer")) return { ok: false, reason: "pointer must be {version, schemaVersion, updatedAt}" };
-  const p = raw as TablePointer;
+  if (!conforms(raw, POINTER_SCHEMA)) return { ok: false, reason: "pointer must be {version, schemaVersion, updatedAt}" };
+  const p = raw;
   return { ok: true, value: { version: p.version, schemaVersion: p.schemaVersion, updatedAt: p.updatedAt } };
 }
 
 export function parseTableHistory(raw: unknown): ParseResult<TableHistoryEntry[]> {
-  const reason = schemaReason(raw, HISTORY_SCHEMA, "history");
-  if (reason) return { ok: false, reason };
+  if (!conforms(raw, HISTORY_SCHEMA)) return { ok: false, reason: schemaReason(raw, HISTORY_SCHEMA, "history") };
   return {
     ok: true,
-    value: (raw as TableHistoryEntry[]).map((e) => ({
+    value: raw.map((e) => ({
       version: e.version,
       writtenAt: e.writtenAt,
       rules: e.rules,
@@ -104,7 +104,5 @@ export function parseTableHistory(raw: unknown): ParseResult<TableHistoryEntry[]
 
 /** The health record, or null when it is absent or malformed (the Worker then keeps what it knew). */
 export function parseHealthRecord(raw: unknown): HealthRecord | null {
-  if (schemaReason(raw, HEALTH_RECORD_SCHEMA, "health record")) return null;
-  const h = raw as HealthRecord;
-  return { updatedAt: h.updatedAt, unhealthy: h.unhealthy };
+  return conforms(raw, HEALTH_RECORD_SCHEMA) ? { updatedAt: raw.updatedAt, unhealthy: raw.unhealthy } : null;
 }

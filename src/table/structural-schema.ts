@@ -1,13 +1,20 @@
 /**
- * @module A small structural schema language and its validators, shared by both sides: the sync checks
- * what kedge reads besides the Gateway API's own kinds (EdgeConfig, CompositeBackend, XBackend,
- * BackendLBPolicy, the core kinds) and the Gateway API kinds' field names with `validate`, which returns
- * every problem with its field path (an unknown field, as `kubectl apply --validate=strict` would refuse
- * it, a wrong type, a value out of range); the Worker checks every table it reads from KV with
- * `firstProblem`, which stops at the first and allocates nothing on the way (a table has a lot of fields).
+ * @module A small typed schema language and its validators, shared by both sides. Each contract is stated
+ * once, as a TypeScript type; its schema is written against that type (`obj<RouteTable>({...})`), whose
+ * fields are a mapped type over the type's keys, so a field added to, removed from or retyped in the type
+ * alone fails `tsc`, as does a required field marked optional or the reverse. The sync checks what kedge
+ * reads besides the Gateway API's own kinds (EdgeConfig, CompositeBackend, XBackend, BackendLBPolicy, the
+ * core kinds) and the Gateway API kinds' field names with `validate`, which returns every problem with its
+ * field path (an unknown field, as `kubectl apply --validate=strict` would refuse it, a wrong type, a value
+ * out of range); the Worker checks every table it reads from KV with `firstProblem`, which stops at the first
+ * and allocates nothing on the way (a table has a lot of fields). `conforms` is the type guard both use:
+ * a value that passes is its schema's type, with no cast at the caller.
  */
 
-export type Schema = (
+declare const VALUE: unique symbol;
+
+/** What a schema is at run time: plain data that the validators and the JSON Schema writer walk. */
+export type SchemaNode = (
   | { kind: "object"; fields: Record<string, Schema>; required?: readonly string[]; open?: boolean; note?: string }
   | { kind: "list"; items: Schema; min?: number; max?: number }
   | { kind: "map"; values: Schema; keyPattern?: RegExp; keyHint?: string }
@@ -23,6 +30,31 @@ export type Schema = (
   default?: unknown;
 };
 
+/**
+ * A schema of values of type `T`. `T` exists only for the compiler (a phantom field): the builders below
+ * tie each schema to the type it checks, and `conforms` turns a checked value into that type.
+ */
+export type Schema<T = unknown> = SchemaNode & { readonly [VALUE]?: T };
+
+/** The schema of a field that its object may leave out (made by `opt`). */
+export type Optional<T> = Schema<T> & { readonly optional: true };
+const isOptional = (schema: Schema): boolean => "optional" in schema && schema.optional === true;
+/** The schema of a field that must be there (or that has a default, which fills it in). */
+type Present<T> = Schema<T> & { readonly optional?: false };
+
+/**
+ * The field schemas of an object type, one per key (an index signature aside: an open object's other
+ * fields are not checked): an optional key takes an `opt(...)` schema of its type, a required key a plain one.
+ */
+export type Fields<T> = {
+  [K in keyof T as string extends K ? never : number extends K ? never : K]-?: object extends Pick<T, K>
+    ? Optional<Exclude<T[K], undefined>>
+    : Present<T[K]>;
+};
+
+/** What a default may leave out: a default is filled in before the defaults inside it. */
+type DefaultOf<T> = T extends readonly (infer I)[] ? readonly DefaultOf<I>[] : T extends object ? { [K in keyof T]?: DefaultOf<T[K]> } : T;
+
 /** A field path: `["spec", "rules", 0, "matches"]` is `spec.rules[0].matches`. */
 export type FieldPath = readonly (string | number)[];
 
@@ -32,25 +64,81 @@ export interface SchemaProblem {
   message: string;
 }
 
-export const obj = (fields: Record<string, Schema>, options: { required?: string[]; open?: boolean; note?: string } = {}): Schema => ({
-  kind: "object",
-  fields,
-  ...options,
+interface StringOptions {
+  pattern?: RegExp;
+  hint?: string;
+  maxLength?: number;
+}
+
+/** An object of type `T`: every field of the type, each with its schema (`opt` for the optional ones). */
+export function obj<T>(fields: Fields<T>, options: { open?: boolean; note?: string } = {}): Schema<T> {
+  const all: Record<string, Schema> = fields;
+  const required = Object.keys(all).filter((key) => !isOptional(all[key]!) && all[key]!.default === undefined);
+  return { kind: "object", fields: all, ...(required.length > 0 ? { required } : {}), ...options };
+}
+/** The same schema, for a field that may be left out. */
+export const opt = <T>(schema: Schema<T>): Optional<T> => ({ ...schema, optional: true });
+/** A list of `items`; with `min: 1`, a list that has at least one. */
+export function list<T>(items: Schema<T>, options: { min: 1; max?: number }): Schema<[T, ...T[]]>;
+export function list<T>(items: Schema<T>, options?: { min?: number; max?: number }): Schema<T[]>;
+export function list<T>(items: Schema<T>, options: { min?: number; max?: number } = {}): Schema<T[]> {
+  return { kind: "list", items, ...options };
+}
+/** A mapping with free keys (matching `keyPattern` when given), each value of `values`. */
+export const map = <T>(values: Schema<T>, keyPattern?: RegExp, keyHint?: string): Schema<Record<string, T>> => ({
+  kind: "map",
+  values,
+  keyPattern,
+  keyHint,
 });
-export const list = (items: Schema, options: { min?: number; max?: number } = {}): Schema => ({ kind: "list", items, ...options });
-export const map = (values: Schema, keyPattern?: RegExp, keyHint?: string): Schema => ({ kind: "map", values, keyPattern, keyHint });
-export const str = (options: { enum?: readonly string[]; pattern?: RegExp; hint?: string; maxLength?: number } = {}): Schema => ({
-  kind: "string",
-  ...options,
-});
-export const int = (min?: number, max?: number): Schema => ({ kind: "integer", min, max });
-export const num = (min?: number, max?: number): Schema => ({ kind: "number", min, max });
+/** A string; with `enum`, one of those strings (and of their union type). */
+export function str<const E extends readonly string[]>(options: StringOptions & { enum: E }): Schema<E[number]>;
+export function str(options?: StringOptions): Schema<string>;
+export function str(options: StringOptions & { enum?: readonly string[] } = {}): Schema<string> {
+  return { kind: "string", ...options };
+}
+/** Exactly this string: the tag of a union's variant, or a constant field. */
+export const literal = <const V extends string>(value: V): Schema<V> => ({ kind: "string", enum: [value] });
+export const int = (min?: number, max?: number): Schema<number> => ({ kind: "integer", min, max });
+/** Exactly this integer (a schema version). */
+export const intLiteral = <const V extends number>(value: V): Schema<V> => ({ kind: "integer", min: value, max: value });
+export const num = (min?: number, max?: number): Schema<number> => ({ kind: "number", min, max });
 /** A boolean; with `only`, that value alone (a flag that is set or absent). */
-export const bool = (only?: boolean): Schema => ({ kind: "boolean", ...(only === undefined ? {} : { only }) });
-export const union = (key: string, variants: Record<string, Schema>): Schema => ({ kind: "union", key, variants });
-export const any = (): Schema => ({ kind: "any" });
+export function bool<const V extends boolean>(only: V): Schema<V>;
+export function bool(): Schema<boolean>;
+export function bool(only?: boolean): Schema<boolean> {
+  return { kind: "boolean", ...(only === undefined ? {} : { only }) };
+}
+/**
+ * A discriminated union of object types, told apart by the string at `key`: one variant schema per tag,
+ * each of its own member of the union.
+ */
+export const union = <T, K extends keyof T & string>(
+  key: K,
+  variants: { [V in T[K] & string]: Schema<Extract<T, Record<K, V>>> },
+): Schema<T> => ({ kind: "union", key, variants });
+/** Anything (a value kedge passes on or leaves to another check). */
+export const any = (): Schema<unknown> => ({ kind: "any" });
 /** The same schema, with what the field reads as when it is left out. */
-export const withDefault = (schema: Schema, value: unknown): Schema => ({ ...schema, default: value });
+export const withDefault = <T>(schema: Schema<T>, value: DefaultOf<T>): Schema<T> => ({ ...schema, default: value });
+
+/** Whether `value` is its schema's type: every field the schema names checked (see firstProblem). */
+export const conforms = <T>(value: unknown, schema: Schema<T>, strict = false): value is T => firstProblem(value, schema, strict) === null;
+
+/**
+ * Reads a value against its schema in one pass: every problem at once, or the value with every default
+ * filled in, as its type.
+ */
+export function readWithDefaults<T>(value: unknown, schema: Schema<T>): { ok: true; value: T } | { ok: false; problems: SchemaProblem[] } {
+  const problems: SchemaProblem[] = [];
+  validate(value, schema, [], problems);
+  if (problems.length > 0) return { ok: false, problems };
+  const filled = applyDefaults(value, schema);
+  if (conforms(filled, schema)) return { ok: true, value: filled };
+  // A default that does not hold to its own schema: kedge's mistake, said as the field it fills.
+  validate(filled, schema, [], problems);
+  return { ok: false, problems };
+}
 
 /**
  * `value` (already valid against `schema`) with every left-out field that has a default filled in, inside

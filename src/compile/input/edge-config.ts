@@ -7,10 +7,16 @@ import { isJsonObject } from "../../gateway-api/manifest";
 import { hostnameProblem } from "../../gateway-api/hostname";
 import { parseDuration } from "../../gateway-api/duration";
 import type { ClusterLocality, CompiledHealthCheck, SameSite } from "../../table/route-table";
-import { EDGE_CONFIG_SCHEMA } from "./edge-config-schema";
-import { applyDefaults, fieldPathText, type SchemaProblem, validate } from "../../table/structural-schema";
+import {
+  type AcknowledgedPolicy,
+  type ClusterState,
+  EDGE_CONFIG_SCHEMA,
+  type EdgeConfigFile,
+  type HealthCheckFile,
+} from "./edge-config-schema";
+import { fieldPathText, readWithDefaults } from "../../table/structural-schema";
 
-export type { ClusterLocality };
+export type { AcknowledgedPolicy, ClusterLocality, ClusterState };
 
 export const EDGE_API_VERSION = "kedge.dev/v1alpha1";
 
@@ -24,12 +30,6 @@ export type EndpointSource = { scheme: "http" | "https"; network?: string } & (
   | { from: "LoadBalancer"; keepClientHost?: true }
   | { from: "Hostname"; hostnameTemplate: string; port?: number; keepClientHost?: true }
 );
-
-/**
- * What the operator wants of a cluster's traffic: Serving (the default); Draining (no new sessions or
- * unpinned requests, pinned sessions continue); Disabled (its endpoints are left out of the table).
- */
-export type ClusterState = "Serving" | "Draining" | "Disabled";
 
 export interface ClusterSettings {
   name: string;
@@ -92,14 +92,6 @@ export interface EdgeConfig {
   acknowledgedPolicies: AcknowledgedPolicy[];
 }
 
-/** A policy kind (and optionally namespace and name) whose not being enforced at the edge is accepted. */
-export interface AcknowledgedPolicy {
-  group: string;
-  kind: string;
-  namespace?: string;
-  name?: string;
-}
-
 /** The edge settings cannot be used; the message says which field and how to fix it. */
 export class EdgeConfigError extends Error {
   override name = "EdgeConfigError";
@@ -107,48 +99,6 @@ export class EdgeConfigError extends Error {
 
 /** A check's longest timeout. */
 const MAX_CHECK_TIMEOUT_MS = 30_000;
-
-/** kedge.yaml as the schema reads it, once every default is filled in. */
-interface RawEndpoints {
-  from: EndpointSource["from"];
-  scheme: "http" | "https";
-  hostnameTemplate?: string;
-  port?: number;
-  keepClientHost?: boolean;
-  network?: string;
-}
-interface RawCluster {
-  name: string;
-  region?: string;
-  weight: number;
-  state: ClusterState;
-  priority: number;
-  locality?: ClusterLocality;
-  kubeContext?: string;
-  kubeconfig?: string;
-  endpoints: RawEndpoints;
-}
-interface RawCheck {
-  path?: string;
-  timeout?: string;
-  expectedStatuses?: number[];
-  healthyThreshold?: number;
-  unhealthyThreshold?: number;
-}
-interface RawEdgeConfig {
-  metadata: { name: string };
-  spec: {
-    gatewayClassName: string;
-    controllerName: string;
-    clusters: RawCluster[];
-    locality?: { minHealthyEndpoints: number; preferNearest: boolean };
-    failover?: { minHealthyEndpoints: number };
-    egress: { allowedHostnames?: string[]; allowLocalhost: boolean; clientCertificates: Record<string, string> };
-    sessions: { sameSite: SameSite };
-    healthChecks?: Required<RawCheck> & { maxEndpointsPerRun: number; overrides: Record<string, RawCheck> };
-    acknowledgedPolicies: AcknowledgedPolicy[];
-  };
-}
 
 type Problem = { path: readonly (string | number)[]; message: string };
 
@@ -159,7 +109,7 @@ const checkTimeoutProblem = (timeout: string | undefined): string | null => {
 };
 
 /** What the schema cannot say: rules across fields, each as a problem at its field. */
-function crossFieldProblems(raw: RawEdgeConfig): Problem[] {
+function crossFieldProblems(raw: EdgeConfigFile): Problem[] {
   const problems: Problem[] = [];
   const { spec } = raw;
   const seen = new Set<string>();
@@ -222,7 +172,7 @@ function describeProblems(problems: Problem[], file: string, locate?: Locate): s
 }
 
 /** How the edge reaches the cluster's endpoints, as the table compiler reads it. */
-function endpointSource(e: RawEndpoints): EndpointSource {
+function endpointSource(e: EdgeConfigFile["spec"]["clusters"][number]["endpoints"]): EndpointSource {
   const common = { scheme: e.scheme, ...(e.network !== undefined ? { network: e.network } : {}) };
   const keep = e.keepClientHost ? { keepClientHost: true as const } : {};
   switch (e.from) {
@@ -236,7 +186,7 @@ function endpointSource(e: RawEndpoints): EndpointSource {
 }
 
 /** A check's fields as the table holds them (durations in ms); only the fields given. */
-function compiledCheck(raw: RawCheck): Partial<CompiledHealthCheck> {
+function compiledCheck(raw: HealthCheckFile): Partial<CompiledHealthCheck> {
   return {
     ...(raw.path !== undefined ? { path: raw.path } : {}),
     ...(raw.timeout !== undefined ? { timeoutMs: parseDuration(raw.timeout)! } : {}),
@@ -253,10 +203,9 @@ function compiledCheck(raw: RawCheck): Partial<CompiledHealthCheck> {
  */
 export function parseEdgeConfig(raw: unknown, file: string, locate?: Locate): EdgeConfig {
   if (!isJsonObject(raw)) throw new EdgeConfigError(`${file}: must be a YAML mapping`);
-  const schemaProblems: SchemaProblem[] = [];
-  validate(raw, EDGE_CONFIG_SCHEMA, [], schemaProblems);
-  if (schemaProblems.length > 0) throw new EdgeConfigError(describeProblems(schemaProblems, file, locate));
-  const config = applyDefaults(raw, EDGE_CONFIG_SCHEMA) as RawEdgeConfig;
+  const read = readWithDefaults(raw, EDGE_CONFIG_SCHEMA);
+  if (!read.ok) throw new EdgeConfigError(describeProblems(read.problems, file, locate));
+  const config = read.value;
   const problems = crossFieldProblems(config);
   if (problems.length > 0) throw new EdgeConfigError(describeProblems(problems, file, locate));
   const { spec } = config;
@@ -279,7 +228,13 @@ export function parseEdgeConfig(raw: unknown, file: string, locate?: Locate): Ed
     egress: spec.egress,
     sessions: spec.sessions,
     healthChecks: checks && {
-      defaults: compiledCheck(checks) as CompiledHealthCheck,
+      defaults: {
+        path: checks.path,
+        timeoutMs: parseDuration(checks.timeout)!,
+        expectedStatuses: checks.expectedStatuses,
+        healthyThreshold: checks.healthyThreshold,
+        unhealthyThreshold: checks.unhealthyThreshold,
+      },
       overrides: Object.fromEntries(Object.entries(checks.overrides).map(([key, check]) => [key, compiledCheck(check)])),
       maxEndpointsPerRun: checks.maxEndpointsPerRun,
     },

@@ -2,8 +2,8 @@
  * @module The objects the stages read, typed. An object reaches a stage after the schema stage only when it
  * passed its kind's schema (schema/validate-objects.ts), so its spec has its kind's type: for the Gateway
  * API kinds, @kubernetes-models/gateway-api's (the same release as the schemas; type-only imports, so
- * nothing of the package is bundled), for the seed and core kinds, what kedge's own schemas check
- * (schema/kedge-schemas.ts, kept in step by hand). The package's types are amended where its validators
+ * nothing of the package is bundled), for the seed and core kinds, the types kedge's own schemas are written
+ * against (schema/kedge-schemas.ts, where `tsc` keeps each type and its schema in step). The package's types are amended where its validators
  * let through more than they say:
  * - an optional scalar of an inline type may be null (YAML `weight:` with no value), though the type says
  *   only `number`; the fields kedge reads that can be are `| null` here (OrNull);
@@ -40,6 +40,14 @@ import type { IIoK8sSigsGatewayApiApisxV1alpha1BackendTrafficPolicySpec } from "
 import type { IIoK8sSigsGatewayApiApisxV1alpha1BudgetDetails } from "@kubernetes-models/gateway-api/gateway.networking.x-k8s.io/v1alpha1/BudgetDetails";
 import type { IIoK8sSigsGatewayApiApisxV1alpha1RequestRate } from "@kubernetes-models/gateway-api/gateway.networking.x-k8s.io/v1alpha1/RequestRate";
 import type { Manifest } from "../../gateway-api/manifest";
+import type {
+  BackendLBPolicySpec,
+  CompositeBackendSpec,
+  EndpointSlice,
+  ServiceSpec,
+  XBackendProtocol,
+  XBackendSpec,
+} from "./schema/kedge-schemas";
 
 /** `T` whose optional scalars `K` may also be null: the package's validators let null through there. */
 type OrNull<T, K extends keyof T> = Omit<T, K> & { [P in K]?: T[P] | null };
@@ -114,55 +122,8 @@ export type XBackendTrafficPolicySpec = Omit<
   "retryConstraint" | "sessionPersistence"
 > & { retryConstraint?: RetryConstraint; sessionPersistence?: SessionPersistence };
 
-// The seed kinds and the core kinds' fields kedge reads, as kedge's own schemas check them.
-interface ObjectReference {
-  group?: string;
-  kind?: string;
-  name: string;
-  namespace?: string;
-}
-export interface CompositeBackendSpec {
-  targetRefs: (ObjectReference & { kind: string })[];
-}
-export type XBackendProtocol = "HTTP" | "HTTP11" | "HTTP2" | "H2C" | "TCP" | "MCP";
-export interface XBackendSpec {
-  type: "ExternalHostname";
-  externalHostname?: { hostname: string };
-  /** `port.port` in the PR; `port.number` in its later revision; the name is only a label. */
-  port?: { name?: string; port?: number; number?: number };
-  protocol?: XBackendProtocol;
-  tls?: {
-    mode: "None" | "ServerOnly" | "ClientAndServer";
-    clientCertificateRef?: ObjectReference;
-    validation?: { caCertificateRefs?: unknown[]; wellKnownCACertificates?: string; hostname?: string; subjectAltNames?: unknown[] };
-  };
-}
-type Lifetime = "Session" | "Permanent";
-export interface BackendLBPolicySpec {
-  targetRefs: (ObjectReference & { sectionName?: string })[];
-  sessionPersistence?: IIoK8sSigsGatewayApiApisV1SessionPersistence & {
-    cookie?: { name?: string; path?: string; lifetimeType?: Lifetime };
-    header?: { name: string };
-  };
-}
-/** The core kinds stay open: the API server owns their other fields. */
-export interface ServiceSpec {
-  ports?: { name?: string; port: number; protocol?: string; targetPort?: unknown; appProtocol?: string; nodePort?: number }[];
-  type?: string;
-  [field: string]: unknown;
-}
-export interface EndpointSlice {
-  addressType?: "IPv4" | "IPv6" | "FQDN";
-  ports?: { name?: string; port?: number; protocol?: string; appProtocol?: string; [field: string]: unknown }[];
-  endpoints?: {
-    /** At least one (kedge's schema). */
-    addresses: [string, ...string[]];
-    conditions?: { ready?: boolean; serving?: boolean; terminating?: boolean; [field: string]: unknown };
-    zone?: string;
-    [field: string]: unknown;
-  }[];
-  [field: string]: unknown;
-}
+// The seed kinds and the core kinds' fields kedge reads: typed beside their schemas.
+export type { CompositeBackendSpec, XBackendProtocol, XBackendSpec, BackendLBPolicySpec, ServiceSpec, EndpointSlice };
 
 /** The type of each kind's spec, by kind. */
 interface Specs {

@@ -17,7 +17,7 @@ import { validate as tlsRouteAlphaSpec } from "@kubernetes-models/gateway-api/_s
 import { validate as udpRouteSpec } from "@kubernetes-models/gateway-api/_schemas/IoK8sSigsGatewayApiApisV1alpha2UDPRouteSpec";
 import { validate as backendTrafficPolicySpec } from "@kubernetes-models/gateway-api/_schemas/IoK8sSigsGatewayApiApisxV1alpha1BackendTrafficPolicySpec";
 import FIELDS from "./gateway-api-fields.json";
-import { any, type FieldPath, obj, type Schema, type SchemaProblem, validate } from "../../../table/structural-schema";
+import { any, type FieldPath, list, map, obj, opt, type Schema, type SchemaProblem, validate } from "../../../table/structural-schema";
 
 /** The release whose schemas these are. */
 export const GATEWAY_API_RELEASE = "v1.5";
@@ -49,12 +49,15 @@ const SPEC_VALIDATORS: Record<string, SpecValidator> = {
 
 type FieldNode = 0 | 1 | { o: Record<string, FieldNode> } | { a: FieldNode } | { m: FieldNode };
 
-/** The field tree as a schema: objects closed (unknown fields found), leaves left to the package's validators. */
+/**
+ * The field tree as a schema: objects closed (unknown fields found), every field optional and leaves left to
+ * the package's validators (which know what is required, and each value's type).
+ */
 function toSchema(node: FieldNode): Schema {
   if (node === 0 || node === 1) return any();
-  if ("a" in node) return { kind: "list", items: toSchema(node.a) };
-  if ("m" in node) return { kind: "map", values: toSchema(node.m) };
-  return obj(Object.fromEntries(Object.entries(node.o).map(([k, v]) => [k, toSchema(v)])));
+  if ("a" in node) return list(toSchema(node.a));
+  if ("m" in node) return map(toSchema(node.m));
+  return obj(Object.fromEntries(Object.entries(node.o).map(([k, v]) => [k, opt(toSchema(v))])));
 }
 
 /**
@@ -62,8 +65,8 @@ function toSchema(node: FieldNode): Schema {
  * known fields, their values unchecked (typed-objects.ts types them unknown).
  */
 const NEWER_SESSION_FIELDS = {
-  cookie: obj({ name: any(), path: any(), lifetimeType: any() }),
-  header: obj({ name: any() }),
+  cookie: opt(obj({ name: opt(any()), path: opt(any()), lifetimeType: opt(any()) })),
+  header: opt(obj({ name: opt(any()) })),
 };
 
 /** Adds `extra` fields to the object schema at `path` (a path of object fields and list items). */

@@ -1,104 +1,172 @@
 /**
- * @module kedge's own schemas: the seed kinds (CompositeBackend, XBackend as PR #4901 and its later
- * revision shape it, BackendLBPolicy as it was in the experimental channel), and the fields kedge reads of
- * the core kinds. The core kinds' other fields are the API server's business, so their objects stay open:
- * only the types of what kedge reads are checked. The stages read these objects as the TypeScript types in
- * ../typed-objects.ts, which follow these schemas: change both together.
+ * @module kedge's own kinds, each stated once as a type and the schema written against it: the seed kinds
+ * (CompositeBackend, XBackend as PR #4901 and its later revision shape it, BackendLBPolicy as it was in the
+ * experimental channel), and the fields kedge reads of the core kinds (Service, EndpointSlice). The core kinds'
+ * other fields are the API server's business, so their objects stay open: only the types of what kedge reads
+ * are checked. The stages read these objects as these types (typed-objects.ts re-exports them); a field added
+ * to a type and not to its schema, or the reverse, fails `tsc`.
  */
-import { any, bool, int, list, obj, type Schema, str } from "../../../table/structural-schema";
+import type { IIoK8sSigsGatewayApiApisV1SessionPersistence } from "@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/SessionPersistence";
+import { any, bool, int, list, literal, obj, opt, type Schema, str } from "../../../table/structural-schema";
+
+/** A reference to an object: its group and kind default per field, its namespace to the referrer's. */
+export interface ObjectReference {
+  group?: string;
+  kind?: string;
+  name: string;
+  namespace?: string;
+}
+export interface CompositeBackendSpec {
+  targetRefs: (ObjectReference & { kind: string })[];
+}
+export type XBackendProtocol = "HTTP" | "HTTP11" | "HTTP2" | "H2C" | "TCP" | "MCP";
+export interface XBackendSpec {
+  type: "ExternalHostname";
+  externalHostname?: { hostname: string };
+  /** `port.port` in the PR; `port.number` in its later revision; the name is only a label. */
+  port?: { name?: string; port?: number; number?: number };
+  protocol?: XBackendProtocol;
+  tls?: {
+    mode: "None" | "ServerOnly" | "ClientAndServer";
+    clientCertificateRef?: ObjectReference;
+    validation?: { caCertificateRefs?: unknown[]; wellKnownCACertificates?: string; hostname?: string; subjectAltNames?: unknown[] };
+  };
+}
+type Lifetime = "Session" | "Permanent";
+/** Session persistence, in the released shape and the newer one (GEP-1619). */
+export type SessionPersistenceSpec = IIoK8sSigsGatewayApiApisV1SessionPersistence & {
+  cookie?: { name?: string; path?: string; lifetimeType?: Lifetime };
+  header?: { name: string };
+};
+export interface BackendLBPolicySpec {
+  targetRefs: (ObjectReference & { sectionName?: string })[];
+  sessionPersistence?: SessionPersistenceSpec;
+}
+/** The core kinds stay open: the API server owns their other fields. */
+export interface ServiceSpec {
+  ports?: { name?: string; port: number; protocol?: string; targetPort?: unknown; appProtocol?: string; nodePort?: number }[];
+  type?: string;
+  [field: string]: unknown;
+}
+export interface EndpointSlice {
+  addressType?: "IPv4" | "IPv6" | "FQDN";
+  ports?: { name?: string; port?: number; protocol?: string; appProtocol?: string; [field: string]: unknown }[];
+  endpoints?: {
+    /** At least one. */
+    addresses: [string, ...string[]];
+    conditions?: { ready?: boolean; serving?: boolean; terminating?: boolean; [field: string]: unknown };
+    zone?: string;
+    [field: string]: unknown;
+  }[];
+  [field: string]: unknown;
+}
 
 const NAME = str({ maxLength: 253 });
-const localRef = obj({ group: str(), kind: str(), name: NAME, namespace: str(), sectionName: str() }, { required: ["name"] });
+const PORT = int(1, 65535);
+const LIFETIME = str({ enum: ["Session", "Permanent"] });
 
-/** Session persistence, in the released shape and the newer one (GEP-1619). */
-export const SESSION_PERSISTENCE = obj({
-  sessionName: str({ maxLength: 128 }),
-  absoluteTimeout: str(),
-  idleTimeout: str(),
-  type: str({ enum: ["Cookie", "Header"] }),
-  cookieConfig: obj({ lifetimeType: str({ enum: ["Session", "Permanent"] }) }),
-  cookie: obj({ name: str({ maxLength: 128 }), path: str({ maxLength: 1024 }), lifetimeType: str({ enum: ["Session", "Permanent"] }) }),
-  header: obj({ name: str({ maxLength: 128 }) }, { required: ["name"] }),
+export const SESSION_PERSISTENCE = obj<SessionPersistenceSpec>({
+  sessionName: opt(str({ maxLength: 128 })),
+  absoluteTimeout: opt(str()),
+  idleTimeout: opt(str()),
+  type: opt(str({ enum: ["Cookie", "Header"] })),
+  cookieConfig: opt(obj({ lifetimeType: opt(LIFETIME) })),
+  cookie: opt(obj({ name: opt(str({ maxLength: 128 })), path: opt(str({ maxLength: 1024 })), lifetimeType: opt(LIFETIME) })),
+  header: opt(obj({ name: str({ maxLength: 128 }) })),
 });
 
-const PORT = int(1, 65535);
+const COMPOSITE_BACKEND = obj<CompositeBackendSpec>({
+  targetRefs: list(obj({ group: opt(str()), kind: str(), name: NAME, namespace: opt(str()) }), { min: 1, max: 16 }),
+});
 
-/** The spec of each kind kedge checks with its own schema, by kind. */
-const SPECS: Record<string, Schema> = {
-  CompositeBackend: obj(
-    {
-      targetRefs: list(obj({ group: str(), kind: str(), name: NAME, namespace: str() }, { required: ["kind", "name"] }), {
-        min: 1,
-        max: 16,
-      }),
-    },
-    { required: ["targetRefs"] },
+const XBACKEND = obj<XBackendSpec>({
+  type: literal("ExternalHostname"),
+  externalHostname: opt(obj({ hostname: str({ maxLength: 253 }) })),
+  // `port.port` in the PR; `port.number` in its later revision; a name, empty or a DNS label, in both.
+  port: opt(
+    obj({
+      name: opt(str({ maxLength: 63, pattern: /^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, hint: "empty or a DNS label" })),
+      port: opt(PORT),
+      number: opt(PORT),
+    }),
   ),
-  XBackend: obj(
-    {
-      type: str({ enum: ["ExternalHostname"] }),
-      externalHostname: obj({ hostname: str({ maxLength: 253 }) }, { required: ["hostname"] }),
-      // `port.port` in the PR; `port.number` in its later revision; a name, empty or a DNS label, in both.
-      port: obj({
-        name: str({ maxLength: 63, pattern: /^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, hint: "empty or a DNS label" }),
-        port: PORT,
-        number: PORT,
-      }),
-      protocol: str({ enum: ["HTTP", "HTTP11", "HTTP2", "H2C", "TCP", "MCP"] }),
-      tls: obj(
-        {
-          mode: str({ enum: ["None", "ServerOnly", "ClientAndServer"] }),
-          clientCertificateRef: obj({ group: str(), kind: str(), name: NAME, namespace: str() }, { required: ["name"] }),
-          validation: obj({
-            caCertificateRefs: list(any()),
-            wellKnownCACertificates: str(),
-            hostname: str(),
-            subjectAltNames: list(any()),
-          }),
-        },
-        { required: ["mode"] },
+  protocol: opt(str({ enum: ["HTTP", "HTTP11", "HTTP2", "H2C", "TCP", "MCP"] })),
+  tls: opt(
+    obj({
+      mode: str({ enum: ["None", "ServerOnly", "ClientAndServer"] }),
+      clientCertificateRef: opt(obj({ group: opt(str()), kind: opt(str()), name: NAME, namespace: opt(str()) })),
+      validation: opt(
+        obj({
+          caCertificateRefs: opt(list(any())),
+          wellKnownCACertificates: opt(str()),
+          hostname: opt(str()),
+          subjectAltNames: opt(list(any())),
+        }),
       ),
-    },
-    { required: ["type"] },
+    }),
   ),
-  BackendLBPolicy: obj(
-    { targetRefs: list(localRef, { min: 1, max: 16 }), sessionPersistence: SESSION_PERSISTENCE },
-    { required: ["targetRefs"] },
-  ),
-  Service: obj(
-    {
-      ports: list(
+});
+
+const BACKEND_LB_POLICY = obj<BackendLBPolicySpec>({
+  targetRefs: list(obj({ group: opt(str()), kind: opt(str()), name: NAME, namespace: opt(str()), sectionName: opt(str()) }), {
+    min: 1,
+    max: 16,
+  }),
+  sessionPersistence: opt(SESSION_PERSISTENCE),
+});
+
+const SERVICE = obj<ServiceSpec>(
+  {
+    ports: opt(
+      list(
         obj(
-          { name: str(), port: PORT, protocol: str(), targetPort: any(), appProtocol: str(), nodePort: int() },
-          { required: ["port"], open: true },
+          {
+            name: opt(str()),
+            port: PORT,
+            protocol: opt(str()),
+            targetPort: opt(any()),
+            appProtocol: opt(str()),
+            nodePort: opt(int()),
+          },
+          { open: true },
         ),
       ),
-      type: str(),
-    },
-    { open: true },
-  ),
-};
+    ),
+    type: opt(str()),
+  },
+  { open: true },
+);
 
-/** Kinds whose data is at the top level, not under spec: checked whole (open, as the API server owns the rest). */
-const OBJECTS: Record<string, Schema> = {
-  EndpointSlice: obj(
-    {
-      addressType: str({ enum: ["IPv4", "IPv6", "FQDN"] }),
-      ports: list(obj({ name: str(), port: PORT, protocol: str(), appProtocol: str() }, { open: true })),
-      endpoints: list(
+const ENDPOINT_SLICE = obj<EndpointSlice>(
+  {
+    addressType: opt(str({ enum: ["IPv4", "IPv6", "FQDN"] })),
+    ports: opt(list(obj({ name: opt(str()), port: opt(PORT), protocol: opt(str()), appProtocol: opt(str()) }, { open: true }))),
+    endpoints: opt(
+      list(
         obj(
           {
             addresses: list(str(), { min: 1 }),
-            conditions: obj({ ready: bool(), serving: bool(), terminating: bool() }, { open: true }),
-            zone: str(),
+            conditions: opt(obj({ ready: opt(bool()), serving: opt(bool()), terminating: opt(bool()) }, { open: true })),
+            zone: opt(str()),
           },
-          { required: ["addresses"], open: true },
+          { open: true },
         ),
       ),
-    },
-    { open: true },
-  ),
+    ),
+  },
+  { open: true },
+);
+
+/** The spec of each kind kedge checks with its own schema, by kind. */
+const SPECS: Record<string, Schema> = {
+  CompositeBackend: COMPOSITE_BACKEND,
+  XBackend: XBACKEND,
+  BackendLBPolicy: BACKEND_LB_POLICY,
+  Service: SERVICE,
 };
+
+/** Kinds whose data is at the top level, not under spec: checked whole (open, as the API server owns the rest). */
+const OBJECTS: Record<string, Schema> = { EndpointSlice: ENDPOINT_SLICE };
 
 /** kedge's schema for an object of `kind`: its spec's, or the whole object's; undefined when it has none. */
 export function kedgeSchemaOf(kind: string): { part: "spec" | "object"; schema: Schema } | undefined {
