@@ -11,7 +11,7 @@
 import { chmodSync, cpSync, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { build } from "esbuild";
-import { WORKER_BUILD_OPTIONS } from "./lib/worker-build.mjs";
+import { WORKER_BUILD_OPTIONS } from "./dev/worker-build.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const DIST = join(ROOT, "dist");
@@ -44,7 +44,7 @@ await build({
   legalComments: "linked",
 });
 
-cpSync(join(ROOT, "scripts", "sync", "local-kv-host.mjs"), join(DIST, "local-kv-host.mjs"));
-cpSync(join(ROOT, "scripts", "lib", "network-stand-in-worker.mjs"), join(DIST, "network-stand-in-worker.mjs"));
+cpSync(join(ROOT, "scripts", "store", "local-kv-host.mjs"), join(DIST, "local-kv-host.mjs"));
+cpSync(join(ROOT, "scripts", "dev", "network-stand-in-worker.mjs"), join(DIST, "network-stand-in-worker.mjs"));
 cpSync(join(ROOT, "scripts", "cli", "templates"), join(DIST, "templates"), { recursive: true });
 console.log(`built ${DIST}: cli.mjs, worker.mjs, helpers and templates`);

@@ -1,5 +1,5 @@
 /** @module The outcome of a sync or diff whose compile refused the table: the reason said, the report shown, nothing written. */
-import type { CompiledForEdge, CompileSummary } from "../sync/compile-for-edge";
+import type { CompiledForEdge, CompileSummary } from "./compile-for-edge";
 import type { CommandIO, Outcome } from "./command";
 
 export function refusedOutcome(

@@ -8,7 +8,7 @@ import { type ClientRequest, request as httpRequest, type IncomingMessage } from
 import { request as httpsRequest, type RequestOptions } from "node:https";
 import { KubeConfig } from "@kubernetes/client-node";
 import type { ClusterSettings } from "../../src/compile/input/edge-config";
-import { UserError } from "../sync/user-error";
+import { UserError } from "../cli/user-error";
 
 const TIMEOUT_MS = 15_000;
 /** TCP keepalive probes on every connection: a watch on a peer that vanished ends in minutes, not never. */

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { UserError } from "../sync/user-error";
+import { UserError } from "../cli/user-error";
 
 /** The folder holding kedge's package.json, found upward from `from` (this module's folder, or the bundle's). */
 export function packageRoot(from = import.meta.dirname): string {

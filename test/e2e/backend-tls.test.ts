@@ -4,7 +4,7 @@
  * back to plain HTTP when the certificate is not one the public roots vouch for.
  */
 import { afterAll, beforeAll, describe, it } from "vitest";
-import type { LocalGateway } from "../../scripts/lib/local-gateway";
+import type { LocalGateway } from "../../scripts/dev/local-gateway";
 import { listenForHellos, type HelloListener } from "../support/tls-hello-listener";
 import { edgeConfig, endpointSlice, gatewayAndRoute, yamlDocs } from "../support/manifests";
 import { startGateway, tearDown, Workspace } from "./harness";

@@ -6,8 +6,8 @@
  * that name no address when nothing can answer.
  */
 import { afterAll, beforeAll, describe, it } from "vitest";
-import type { LocalGateway } from "../../scripts/lib/local-gateway";
-import { type EchoResponse, type Origin, startOrigin } from "../../scripts/lib/origin-server";
+import type { LocalGateway } from "../../scripts/dev/local-gateway";
+import { type EchoResponse, type Origin, startOrigin } from "../../scripts/dev/origin-server";
 import { FAILOVER_EDGE, FAILOVER_SHARED, failoverSlices } from "../support/failover-scenario";
 import { startGateway, tearDown, Workspace } from "./harness";
 

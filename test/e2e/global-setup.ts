@@ -1,7 +1,7 @@
 /** Bundles the Worker once for every end-to-end file. */
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { bundleWorker } from "../../scripts/lib/local-gateway";
+import { bundleWorker } from "../../scripts/dev/local-gateway";
 import { ROOT } from "./harness";
 
 declare module "vitest" {

@@ -8,10 +8,10 @@ import { createServer } from "node:net";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { type LocalGateway, startLocalGateway } from "../../scripts/lib/local-gateway";
-import type { NetworkAddresses } from "../../scripts/lib/network-stand-in";
+import { type LocalGateway, startLocalGateway } from "../../scripts/dev/local-gateway";
+import type { NetworkAddresses } from "../../scripts/dev/network-stand-in";
 import { inject } from "vitest";
-import { type EchoResponse, type Origin, startOrigin } from "../../scripts/lib/origin-server";
+import { type EchoResponse, type Origin, startOrigin } from "../../scripts/dev/origin-server";
 
 export const ROOT = resolve(import.meta.dirname, "..", "..");
 /** How `npm run sync` runs a command: as one esbuild bundle (scripts/run-bundled.mjs). */

@@ -4,8 +4,8 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import type { LocalGateway } from "../../scripts/lib/local-gateway";
-import type { Origin } from "../../scripts/lib/origin-server";
+import type { LocalGateway } from "../../scripts/dev/local-gateway";
+import type { Origin } from "../../scripts/dev/origin-server";
 import { parseRouteTable, parseTablePointer } from "../../src/table/parse-route-table";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { ROOT, RUN_BUNDLED, startGateway, startOrigins, tearDown, Workspace } from "./harness";

@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import type { EchoResponse } from "../../scripts/lib/origin-server";
+import type { EchoResponse } from "../../scripts/dev/origin-server";
 import { kubeconfigFor, type StandIn, type StandInResource, startStandIn } from "../support/kube-api-stand-in";
 import { httpService, kedgeClass, loopbackSlice, resource } from "../support/stand-in-resources";
 import { freePort, getWithHost, ROOT, RUN_BUNDLED, runScript, Workspace } from "./harness";

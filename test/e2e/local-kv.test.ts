@@ -6,12 +6,12 @@
 import { execFileSync, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, it } from "vitest";
-import { CLOSE_GRACE_MS, openLocalKv } from "../../scripts/sync/local-kv";
+import { CLOSE_GRACE_MS, openLocalKv } from "../../scripts/store/local-kv";
 import { edgeConfig, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { runScript, Workspace } from "./harness";
 
 const NAMESPACE = "kedge-routes-local";
-const HOST = fileURLToPath(new URL("../../scripts/sync/local-kv-host.mjs", import.meta.url));
+const HOST = fileURLToPath(new URL("../../scripts/store/local-kv-host.mjs", import.meta.url));
 
 /** Live processes (the host and its workerd) in the process group a host leads; zombies are dead. */
 function groupOf(host: number): number[] {

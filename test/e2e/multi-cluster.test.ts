@@ -3,8 +3,8 @@
  * workerd ▸ one loopback origin per endpoint, named after its cluster.
  */
 import { afterAll, beforeAll, describe, it } from "vitest";
-import type { LocalGateway } from "../../scripts/lib/local-gateway";
-import type { Origin } from "../../scripts/lib/origin-server";
+import type { LocalGateway } from "../../scripts/dev/local-gateway";
+import type { Origin } from "../../scripts/dev/origin-server";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { startGateway, startOrigins, tally, tearDown, Workspace } from "./harness";
 

@@ -3,8 +3,8 @@
  * the sync CLI ▸ the Worker and its SessionStore Durable Objects in workerd, state on disk ▸ origins.
  */
 import { afterAll, beforeAll, describe, it } from "vitest";
-import type { LocalGateway } from "../../scripts/lib/local-gateway";
-import type { EchoResponse, Origin } from "../../scripts/lib/origin-server";
+import type { LocalGateway } from "../../scripts/dev/local-gateway";
+import type { EchoResponse, Origin } from "../../scripts/dev/origin-server";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { startGateway, startOrigins, tearDown, Workspace } from "./harness";
 

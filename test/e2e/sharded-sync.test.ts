@@ -3,8 +3,8 @@
  * serves every kind of host from them, --dry-run diffs against the sharded table, and --rollback works.
  */
 import { afterAll, beforeAll, describe, it } from "vitest";
-import type { LocalGateway } from "../../scripts/lib/local-gateway";
-import type { Origin } from "../../scripts/lib/origin-server";
+import type { LocalGateway } from "../../scripts/dev/local-gateway";
+import type { Origin } from "../../scripts/dev/origin-server";
 import { EDGE_YAML } from "../support/conformance-infra";
 import { manyHostsYaml } from "../support/many-hosts";
 import { startGateway, startOrigins, tally, tearDown, Workspace } from "./harness";

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, it } from "vitest";
-import { type EchoResponse, type Origin, startOrigin } from "../../scripts/lib/origin-server";
+import { type EchoResponse, type Origin, startOrigin } from "../../scripts/dev/origin-server";
 import { edgeConfig, endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { freePort, getWithHost, ROOT, RUN_BUNDLED, Workspace } from "./harness";
 

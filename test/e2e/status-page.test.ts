@@ -9,8 +9,8 @@ import { join } from "node:path";
 import chromium from "@sparticuz/chromium";
 import puppeteer, { type Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, inject, it } from "vitest";
-import { type LocalGateway, startLocalGateway } from "../../scripts/lib/local-gateway";
-import { type EchoResponse, type Origin, startOrigin } from "../../scripts/lib/origin-server";
+import { type LocalGateway, startLocalGateway } from "../../scripts/dev/local-gateway";
+import { type EchoResponse, type Origin, startOrigin } from "../../scripts/dev/origin-server";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { ROOT, Workspace } from "./harness";
 

@@ -8,8 +8,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import type { LocalGateway } from "../../scripts/lib/local-gateway";
-import { type Origin, webSocketAccept } from "../../scripts/lib/origin-server";
+import type { LocalGateway } from "../../scripts/dev/local-gateway";
+import { type Origin, webSocketAccept } from "../../scripts/dev/origin-server";
 import { edgeConfig, endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { ROOT, RUN_BUNDLED, runScript, startGateway, startOrigins, tally, tearDown, Workspace } from "./harness";
 

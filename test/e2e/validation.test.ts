@@ -3,8 +3,8 @@
  * that everything else it was given still serves.
  */
 import { afterAll, beforeAll, describe, it } from "vitest";
-import type { LocalGateway } from "../../scripts/lib/local-gateway";
-import type { Origin } from "../../scripts/lib/origin-server";
+import type { LocalGateway } from "../../scripts/dev/local-gateway";
+import type { Origin } from "../../scripts/dev/origin-server";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { type CliRun, startGateway, startOrigins, tearDown, Workspace } from "./harness";
 

@@ -10,9 +10,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import type { LocalGateway } from "../../scripts/lib/local-gateway";
-import type { NetworkAddresses } from "../../scripts/lib/network-stand-in";
-import { type EchoResponse, type Origin, startOrigin } from "../../scripts/lib/origin-server";
+import type { LocalGateway } from "../../scripts/dev/local-gateway";
+import type { NetworkAddresses } from "../../scripts/dev/network-stand-in";
+import { type EchoResponse, type Origin, startOrigin } from "../../scripts/dev/origin-server";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { ROOT, runProcess, runScript, startGateway, tally, tearDown, Workspace } from "./harness";
 

@@ -7,7 +7,7 @@
 import { Agent, createServer, type IncomingHttpHeaders, request, type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import type { LocalGateway } from "../../scripts/lib/local-gateway";
+import type { LocalGateway } from "../../scripts/dev/local-gateway";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { startGateway, tearDown, Workspace } from "./harness";
 

@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import type { Origin } from "../../scripts/lib/origin-server";
+import type { Origin } from "../../scripts/dev/origin-server";
 import { freePort, getWithHost, ROOT, startOrigins, Workspace } from "./harness";
 
 describe("wrangler dev --persist-to", () => {

@@ -5,14 +5,14 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import type { LocalGateway } from "../../scripts/lib/local-gateway";
-import type { Origin } from "../../scripts/lib/origin-server";
-import { readWranglerFacts } from "../../scripts/lib/wrangler-config";
-import type { KvStore } from "../../scripts/sync/kv-store";
-import { loadConfig } from "../../scripts/sync/load-config";
-import { pushTable, readCurrentTable } from "../../scripts/sync/publish";
-import { openRemoteKv } from "../../scripts/sync/remote-kv";
-import { planOrRefuse } from "../../scripts/sync/compile-for-edge";
+import type { LocalGateway } from "../../scripts/dev/local-gateway";
+import type { Origin } from "../../scripts/dev/origin-server";
+import { readWranglerFacts } from "../../scripts/config/wrangler-config";
+import type { KvStore } from "../../scripts/store/kv-store";
+import { loadConfig } from "../../scripts/config/load-config";
+import { pushTable, readCurrentTable } from "../../scripts/store/publish";
+import { openRemoteKv } from "../../scripts/store/remote-kv";
+import { planOrRefuse } from "../../scripts/cli/compile-for-edge";
 import { compileRouteTable } from "../../src/compile/compile-route-table";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { ROOT, startGateway, startOrigins, tally, tearDown, Workspace } from "./harness";

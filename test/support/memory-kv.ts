@@ -1,5 +1,5 @@
 /** @module A KvStore in memory, for the publish path's unit tests: what was written, and a hook before each write. */
-import type { KvStore } from "../../scripts/sync/kv-store";
+import type { KvStore } from "../../scripts/store/kv-store";
 
 export class MemoryKv implements KvStore {
   readonly values = new Map<string, string>();

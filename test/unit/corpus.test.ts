@@ -11,7 +11,7 @@ import { compileRouteTable, type CompileResult } from "../../src/compile/compile
 import { parseEdgeConfig } from "../../src/compile/input/edge-config";
 import type { Manifest } from "../../src/gateway-api/manifest";
 import { parseManifestFile } from "../../src/gateway-api/parse-manifests";
-import { errorCount } from "../../scripts/sync/report";
+import { errorCount } from "../../scripts/report/report";
 
 const CORPUS = join(import.meta.dirname, "..", "fixtures", "corpus");
 

@@ -1,9 +1,9 @@
 /** What `sync --remote` says about the deployment it writes for: the table the Worker serves, the routes it lacks. */
 import { describe, it } from "vitest";
 import { parse } from "yaml";
-import type { VpcNetworkBlock } from "../../scripts/lib/wrangler-config";
-import { missingRoutesBlock, routeCovers, tableNameProblem } from "../../scripts/sync/deployment-checks";
-import { networkBindingProblems } from "../../scripts/sync/network-bindings";
+import type { VpcNetworkBlock } from "../../scripts/config/wrangler-config";
+import { missingRoutesBlock, routeCovers, tableNameProblem } from "../../scripts/checks/deployment-checks";
+import { networkBindingProblems } from "../../scripts/checks/network-bindings";
 import { parseEdgeConfig } from "../../src/compile/input/edge-config";
 import { type SyncOptions, syncCommand } from "../../scripts/cli/commands/sync";
 import { storeTarget } from "../../scripts/cli/flags";

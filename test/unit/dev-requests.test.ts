@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "vitest";
-import { requestsToTry } from "../../scripts/cli/dev-requests";
-import { placeholderSecrets, readDevVars } from "../../scripts/cli/dev-vars";
+import { requestsToTry } from "../../scripts/dev/dev-requests";
+import { placeholderSecrets, readDevVars } from "../../scripts/dev/dev-vars";
 import { compileYaml } from "../support/compile-fixture";
 import { edgeConfig, endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 

@@ -4,8 +4,8 @@
  * refusal, which shows the same diff.
  */
 import { describe, expect, it } from "vitest";
-import { diffLines, diffTables } from "../../scripts/sync/diff-tables";
-import { largeDrop } from "../../scripts/sync/large-drop";
+import { diffLines, diffTables } from "../../scripts/report/diff-tables";
+import { largeDrop } from "../../scripts/checks/large-drop";
 import type { RouteTable } from "../../src/table/route-table";
 import { compileYaml } from "../support/compile-fixture";
 import { EDGE_YAML } from "../support/conformance-infra";

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "vitest";
-import { FEATURES_FILE, withFeatures } from "../../scripts/gen-features";
+import { FEATURES_FILE, withFeatures } from "../../scripts/tools/gen-features";
 import { FEATURES } from "../../src/compile/report/features";
 
 const ROOT = join(import.meta.dirname, "..", "..");

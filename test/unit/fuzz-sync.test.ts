@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { fuzzSync } from "../../scripts/fuzz-sync";
+import { fuzzSync } from "../../scripts/tools/fuzz-sync";
 
 describe("sync under mutated configs", () => {
   it(

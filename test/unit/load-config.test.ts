@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, it } from "vitest";
-import { loadConfig } from "../../scripts/sync/load-config";
-import { UserError } from "../../scripts/sync/user-error";
+import { loadConfig } from "../../scripts/config/load-config";
+import { UserError } from "../../scripts/cli/user-error";
 import { aliasBomb, edgeConfig, service } from "../support/manifests";
 
 /** A config folder with kedge.yaml and an empty clusters/c1, and a sibling folder outside it. */

@@ -5,7 +5,7 @@ import { objectProblems } from "../../src/compile/input/schema/validate-objects"
 import type { Manifest } from "../../src/gateway-api/manifest";
 import { compileYaml } from "../support/compile-fixture";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
-import { unreachableEndpoints } from "../../scripts/sync/unreachable-endpoints";
+import { unreachableEndpoints } from "../../scripts/checks/unreachable-endpoints";
 
 const EDGE = `
 apiVersion: kedge.dev/v1alpha1

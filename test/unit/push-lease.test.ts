@@ -4,8 +4,8 @@
  * before it is written, and a corrupt history rebuilt from the versions still stored rather than read as empty.
  */
 import { describe, it } from "vitest";
-import { pushTable, readHistory, rollbackTable } from "../../scripts/sync/publish";
-import { LEASE_MS, takeLease } from "../../scripts/sync/push-lease";
+import { pushTable, readHistory, rollbackTable } from "../../scripts/store/publish";
+import { LEASE_MS, takeLease } from "../../scripts/store/push-lease";
 import { planStorage, type StoragePlan } from "../../src/table/shard-table";
 import { KV_KEYS } from "../../src/table/kv-keys";
 import { compileYaml } from "../support/compile-fixture";

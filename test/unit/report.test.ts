@@ -3,7 +3,7 @@
  * (XBackend, backend policies) say which Gateways they are used through, or that none is.
  */
 import { describe, expect, it } from "vitest";
-import { formatReport } from "../../scripts/sync/report";
+import { formatReport } from "../../scripts/report/report";
 import { compileYaml } from "../support/compile-fixture";
 import { XBACKEND_EDGE, XBACKEND_ROUTE } from "../support/xbackend-route";
 

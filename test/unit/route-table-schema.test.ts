@@ -6,7 +6,7 @@
 import { describe, it } from "vitest";
 import { parse } from "yaml";
 import { parseEdgeConfig } from "../../src/compile/input/edge-config";
-import { loadConfig } from "../../scripts/sync/load-config";
+import { loadConfig } from "../../scripts/config/load-config";
 import { compileRouteTable } from "../../src/compile/compile-route-table";
 import { planStorage } from "../../src/table/shard-table";
 import { parseRouteTable, parseShardedTable } from "../../src/table/parse-route-table";

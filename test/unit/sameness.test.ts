@@ -1,6 +1,6 @@
 import { describe, it } from "vitest";
 import { firstDifference } from "../../src/compile/input/sameness";
-import { formatReport } from "../../scripts/sync/report";
+import { formatReport } from "../../scripts/report/report";
 import { compileYaml } from "../support/compile-fixture";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 

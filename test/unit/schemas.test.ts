@@ -1,7 +1,7 @@
 /** The generated schema files are what `npm run gen:schemas` writes from their sources today. */
 import { readFileSync } from "node:fs";
 import { describe, it } from "vitest";
-import { EDGE_SCHEMA_FILE, edgeSchemaText, FIELDS_FILE, fieldsText } from "../../scripts/gen-schemas";
+import { EDGE_SCHEMA_FILE, edgeSchemaText, FIELDS_FILE, fieldsText } from "../../scripts/tools/gen-schemas";
 
 describe("generated schemas", () => {
   it("gateway-api-fields.json holds the pinned Gateway API release's field names (npm run gen:schemas)", ({ expect }) => {

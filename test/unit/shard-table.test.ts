@@ -4,9 +4,9 @@
  * table KV cannot hold is refused naming what is too large.
  */
 import { describe, expect, it } from "vitest";
-import { diffTables } from "../../scripts/sync/diff-tables";
-import { planOrRefuse } from "../../scripts/sync/compile-for-edge";
-import { UserError } from "../../scripts/sync/user-error";
+import { diffTables } from "../../scripts/report/diff-tables";
+import { planOrRefuse } from "../../scripts/cli/compile-for-edge";
+import { UserError } from "../../scripts/cli/user-error";
 import { joinShards, planStorage } from "../../src/table/shard-table";
 import { matchRequest, type RequestFacts, type RouteMatch } from "../../src/routing/match-request";
 import { prepareTable } from "../../src/routing/prepared-table";

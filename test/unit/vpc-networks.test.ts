@@ -5,7 +5,7 @@
  */
 import { describe, it } from "vitest";
 import { parse } from "yaml";
-import { describeUnreachable, unreachableEndpoints } from "../../scripts/sync/unreachable-endpoints";
+import { describeUnreachable, unreachableEndpoints } from "../../scripts/checks/unreachable-endpoints";
 import { EdgeConfigError, parseEdgeConfig } from "../../src/compile/input/edge-config";
 import { compileYaml } from "../support/compile-fixture";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";

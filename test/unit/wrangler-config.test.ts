@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
-import { findWranglerConfig, readLocalWorkerOptions, readWranglerFacts } from "../../scripts/lib/wrangler-config";
+import { findWranglerConfig, readLocalWorkerOptions, readWranglerFacts } from "../../scripts/config/wrangler-config";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const READ = ["compatibilityDate", "compatibilityFlags", "bindings", "kvNamespaces", "durableObjects"] as const;

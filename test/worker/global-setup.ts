@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { TestProject } from "vitest/node";
-import { startOrigin } from "../../scripts/lib/origin-server";
+import { startOrigin } from "../../scripts/dev/origin-server";
 import { planStorage } from "../../src/table/shard-table";
 import { compileYaml } from "../support/compile-fixture";
 

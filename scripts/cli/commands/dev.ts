@@ -9,19 +9,19 @@
 import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { compileRouteTable } from "../../../src/compile/compile-route-table";
-import { assertPortFree, type LocalGateway, startLocalGateway } from "../../lib/local-gateway";
-import { localSessionKey } from "../../lib/local-session-key";
+import { assertPortFree, type LocalGateway, startLocalGateway } from "../../dev/local-gateway";
+import { localSessionKey } from "../../dev/local-session-key";
 import { fromPackage } from "../../lib/package-files";
-import type { Origin } from "../../lib/origin-server";
-import { loadConfig, withLiveClusters } from "../../sync/load-config";
-import { UserError } from "../../sync/user-error";
+import type { Origin } from "../../dev/origin-server";
+import { loadConfig, withLiveClusters } from "../../config/load-config";
+import { UserError } from "../user-error";
 import { command, type CommandIO, EXIT, type Flag } from "../command";
 import { parsePort, wranglerConfigOf } from "../flags";
 import { render } from "../render";
 import { parseOptions } from "../command-line";
-import { type ExistingListener, startLoopbackOrigins, startNetworkOrigins } from "../dev-origins";
-import { requestsToTry } from "../dev-requests";
-import { placeholderSecrets, readDevVars } from "../dev-vars";
+import { type ExistingListener, startLoopbackOrigins, startNetworkOrigins } from "../../dev/dev-origins";
+import { requestsToTry } from "../../dev/dev-requests";
+import { placeholderSecrets, readDevVars } from "../../dev/dev-vars";
 import { type SyncOptions, syncCommand, syncTable } from "./sync";
 
 interface DevOptions {

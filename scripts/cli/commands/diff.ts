@@ -1,12 +1,12 @@
 /** @module `kedge diff`: what a sync would change against the table the edge serves; writes nothing. */
 import { refusedOutcome } from "../refused-outcome";
 import type { CompileResult } from "../../../src/compile/compile-route-table";
-import { type CompileChecks, compileForEdge, type CompileSummary } from "../../sync/compile-for-edge";
-import { diffLines, diffTables, type TableDiff } from "../../sync/diff-tables";
-import { type LoadedConfig, loadConfig, withLiveClusters } from "../../sync/load-config";
-import { withStore } from "../../sync/open-store";
-import { readCurrentTable } from "../../sync/publish";
-import { count } from "../../sync/report";
+import { type CompileChecks, compileForEdge, type CompileSummary } from "../compile-for-edge";
+import { diffLines, diffTables, type TableDiff } from "../../report/diff-tables";
+import { type LoadedConfig, loadConfig, withLiveClusters } from "../../config/load-config";
+import { withStore } from "../../store/open-store";
+import { readCurrentTable } from "../../store/publish";
+import { count } from "../../report/report";
 import { command, type CommandIO, EXIT, type Outcome } from "../command";
 import { OUTPUT_FLAGS, type OutputOptions, SHARD_SIZE_FLAG, storeTarget, TARGET_FLAGS, type TargetOptions } from "../flags";
 

@@ -12,12 +12,12 @@ import { prepareTable } from "../../../src/routing/prepared-table";
 import { KV_KEYS } from "../../../src/table/kv-keys";
 import { parseHealthRecord } from "../../../src/table/parse-route-table";
 import type { RouteTable } from "../../../src/table/route-table";
-import { SESSION_KEY_FILE } from "../../lib/local-session-key";
-import { servedHostnames } from "../../sync/deployment-checks";
-import { loadConfig, withLiveClusters } from "../../sync/load-config";
-import { type StoreTarget, withStore } from "../../sync/open-store";
-import { readCurrentTable } from "../../sync/publish";
-import { UserError } from "../../sync/user-error";
+import { SESSION_KEY_FILE } from "../../dev/local-session-key";
+import { servedHostnames } from "../../checks/deployment-checks";
+import { loadConfig, withLiveClusters } from "../../config/load-config";
+import { type StoreTarget, withStore } from "../../store/open-store";
+import { readCurrentTable } from "../../store/publish";
+import { UserError } from "../user-error";
 import { command, EXIT, type Flag } from "../command";
 import { OUTPUT_FLAGS, type OutputOptions, parsePort, storeTarget, TARGET_FLAGS, type TargetOptions } from "../flags";
 

@@ -1,9 +1,9 @@
 /** @module `kedge history`: the kept versions of the table, the served one marked. */
-import { loadConfig } from "../../sync/load-config";
-import { withStore } from "../../sync/open-store";
+import { loadConfig } from "../../config/load-config";
+import { withStore } from "../../store/open-store";
 import type { TableHistoryEntry } from "../../../src/table/route-table";
-import { readHistory, readPointer } from "../../sync/publish";
-import { count } from "../../sync/report";
+import { readHistory, readPointer } from "../../store/publish";
+import { count } from "../../report/report";
 import { command, EXIT } from "../command";
 import { OUTPUT_FLAGS, type OutputOptions, storeTarget, TARGET_FLAGS, type TargetOptions } from "../flags";
 

@@ -1,8 +1,8 @@
 /** @module `kedge rollback [VERSION]`: point the edge back at a kept version of its table. */
-import { diffLines, diffTables, type TableDiff } from "../../sync/diff-tables";
-import { loadConfig } from "../../sync/load-config";
-import { withStore } from "../../sync/open-store";
-import { rollbackTable } from "../../sync/publish";
+import { diffLines, diffTables, type TableDiff } from "../../report/diff-tables";
+import { loadConfig } from "../../config/load-config";
+import { withStore } from "../../store/open-store";
+import { rollbackTable } from "../../store/publish";
 import { command, EXIT } from "../command";
 import { OUTPUT_FLAGS, type OutputOptions, storeTarget, TARGET_FLAGS, type TargetOptions } from "../flags";
 

@@ -6,10 +6,10 @@
 import { KV_KEYS } from "../../../src/table/kv-keys";
 import { parseHealthRecord } from "../../../src/table/parse-route-table";
 import type { RouteTable } from "../../../src/table/route-table";
-import { loadConfig } from "../../sync/load-config";
-import { withStore } from "../../sync/open-store";
-import { readCurrentTable, readHistory, readPointer } from "../../sync/publish";
-import { count } from "../../sync/report";
+import { loadConfig } from "../../config/load-config";
+import { withStore } from "../../store/open-store";
+import { readCurrentTable, readHistory, readPointer } from "../../store/publish";
+import { count } from "../../report/report";
 import { command, EXIT } from "../command";
 import { OUTPUT_FLAGS, type OutputOptions, storeTarget, TARGET_FLAGS, type TargetOptions } from "../flags";
 

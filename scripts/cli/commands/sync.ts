@@ -1,16 +1,16 @@
 /** @module `kedge sync` (and `npm run sync`): compile the clusters' resources and push the table to Workers KV. */
 import { refusedOutcome } from "../refused-outcome";
-import { type CompileSummary, compileForEdge } from "../../sync/compile-for-edge";
-import { loadConfig, withLiveClusters } from "../../sync/load-config";
-import { withStore } from "../../sync/open-store";
-import { PUSH_WAIT_MS, pushTable, readCurrentTable } from "../../sync/publish";
-import { describeStatusWrites, writeBackStatuses } from "../../sync/status-write-back";
-import type { StatusWrites } from "../../kube/status-writer";
+import { type CompileSummary, compileForEdge } from "../compile-for-edge";
+import { loadConfig, withLiveClusters } from "../../config/load-config";
+import { withStore } from "../../store/open-store";
+import { PUSH_WAIT_MS, pushTable, readCurrentTable } from "../../store/publish";
+import { describeStatusWrites, writeBackStatuses } from "../../kube/status/write-back";
+import type { StatusWrites } from "../../kube/status/writer";
 import { command, type CommandIO, EXIT, type Outcome } from "../command";
 import { OUTPUT_FLAGS, parseDurationFlag, SHARD_SIZE_FLAG, storeTarget, TARGET_FLAGS } from "../flags";
-import { WatchLoop, type WatchSummary } from "../../sync/watch-loop";
-import { diffLines, diffTables } from "../../sync/diff-tables";
-import { largeDrop } from "../../sync/large-drop";
+import { WatchLoop, type WatchSummary } from "../../watch/watch-loop";
+import { diffLines, diffTables } from "../../report/diff-tables";
+import { largeDrop } from "../../checks/large-drop";
 import {
   type CompiledConfig,
   type DiffData,

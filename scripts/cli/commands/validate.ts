@@ -4,8 +4,8 @@
  */
 import { compileRouteTable } from "../../../src/compile/compile-route-table";
 import type { Diagnostic } from "../../../src/compile/status/diagnostics";
-import { loadConfig, withLiveClusters } from "../../sync/load-config";
-import { errorCount, formatReport } from "../../sync/report";
+import { loadConfig, withLiveClusters } from "../../config/load-config";
+import { errorCount, formatReport } from "../../report/report";
 import { command, EXIT } from "../command";
 import { OUTPUT_FLAGS, type OutputOptions } from "../flags";
 

@@ -1,0 +1,129 @@
+/**
+ * @module Serves the real Worker in workerd through Miniflare: bundled with esbuild, configured from
+ * wrangler.toml, with KV and Durable Objects persisted where `wrangler dev --persist-to DIR` keeps them.
+ * Used by `npm start`, the end-to-end tests and the benchmark.
+ */
+import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { dirname, join, resolve } from "node:path";
+import type * as MiniflareModule from "miniflare";
+import type { Miniflare, WorkerOptions } from "miniflare";
+import { localSessionKey } from "./local-session-key";
+import { fromPackage, packageRoot, resolvePeer } from "../lib/package-files";
+import { type NetworkAddresses, networkStandIns } from "./network-stand-in";
+import { readLocalWorkerOptions } from "../config/wrangler-config";
+import { WORKER_BUILD_OPTIONS } from "./worker-build.mjs";
+
+/** Bundles src/index.ts (or another entry) into one ES module for workerd; returns its path. */
+export async function bundleWorker(outDir: string, entry = join(packageRoot(), "src/index.ts")): Promise<string> {
+  mkdirSync(outDir, { recursive: true });
+  const outfile = join(outDir, "worker.mjs");
+  // Only the repository bundles (the package ships dist/worker.mjs, built when it was packed).
+  const { build } = await import("esbuild");
+  await build({ ...WORKER_BUILD_OPTIONS, entryPoints: [entry], outfile });
+  return outfile;
+}
+
+/** The Worker to serve: the package's, built when it was packed; in the repository, src/index.ts bundled now. */
+export async function workerScript(): Promise<string> {
+  const root = packageRoot();
+  return fromPackage() ? join(root, "dist", "worker.mjs") : bundleWorker(join(root, ".wrangler", "kedge-bundle"));
+}
+
+export interface LocalGatewayOptions {
+  /** Local state folder (the sync's --persist-to); omit for in-memory state. */
+  persistTo?: string;
+  port?: number;
+  wranglerConfig?: string;
+  /** Overrides of wrangler.toml [vars]. */
+  vars?: Record<string, string>;
+  /** A bundled script; bundled from src/index.ts when omitted. */
+  scriptPath?: string;
+  /** Extra Workers served by the same Miniflare (the benchmark's bare proxy). */
+  extraWorkers?: WorkerOptions[];
+  /** Stand-ins for the VPC network bindings the config names, with the private addresses each maps. */
+  networks?: NetworkAddresses;
+  /**
+   * The caller stops the gateway itself on SIGINT and SIGTERM (`kedge dev`): Miniflare's own handlers for
+   * them, which end the process at once with 130 or 143, are taken off again. Its exit handler stays, so
+   * workerd still goes with the process however it ends.
+   */
+  ownSignals?: boolean;
+}
+
+export interface LocalGateway {
+  url: URL;
+  miniflare: Miniflare;
+  dispose(): Promise<void>;
+}
+
+/** The Worker's Miniflare options from wrangler.toml, pointing at a bundled script. */
+export function gatewayWorkerOptions(
+  scriptPath: string,
+  wranglerConfig = join(packageRoot(), "wrangler.toml"),
+  vars: Record<string, string> = {},
+): WorkerOptions {
+  const workerOptions = readLocalWorkerOptions(wranglerConfig);
+  return {
+    ...workerOptions,
+    name: "kedge",
+    // Module names are paths below modulesRoot: the script's own folder, wherever kedge is installed
+    // (workerd refuses a name that climbs out of it with "..").
+    modulesRoot: dirname(scriptPath),
+    modules: [{ type: "ESModule", path: scriptPath }],
+    bindings: { ...workerOptions.bindings, ...vars },
+  } as WorkerOptions;
+}
+
+/**
+ * Rejects with the listen error (EADDRINUSE, EACCES) when `port` cannot be listened on at `host`. Checked
+ * before Miniflare starts: workerd meets a taken port with a fatal stack trace of its own on stderr.
+ */
+export function assertPortFree(port: number, host = "127.0.0.1"): Promise<void> {
+  return new Promise((resolveFree, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(port, host, () => server.close(() => resolveFree()));
+  });
+}
+
+const SIGNALS = ["SIGINT", "SIGTERM"] as const;
+
+/** Takes off the SIGINT and SIGTERM listeners `start` adds (Miniflare's exit hook adds them in its constructor). */
+function withoutNewSignalListeners<T>(start: () => T): T {
+  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const started = start();
+  for (const signal of SIGNALS)
+    for (const listener of process.listeners(signal)) if (!before.get(signal)?.has(listener)) process.off(signal, listener);
+  return started;
+}
+
+export async function startLocalGateway(options: LocalGatewayOptions = {}): Promise<LocalGateway> {
+  if (options.port) await assertPortFree(options.port);
+  const scriptPath = options.scriptPath ?? (await workerScript());
+  const persistRoot = options.persistTo ? resolve(options.persistTo, "v3") : undefined;
+  // With require: Miniflare is one 3.8 MB CommonJS file, and an ESM import of it first scans it for
+  // named exports (about 0.5 s more here).
+  const { Miniflare } = createRequire(import.meta.url)(resolvePeer("miniflare", "serving the edge locally")) as typeof MiniflareModule;
+  const gateway = gatewayWorkerOptions(scriptPath, options.wranglerConfig, {
+    SESSION_HMAC_KEY: localSessionKey(options.persistTo),
+    ...options.vars,
+  });
+  const networks = networkStandIns(options.networks ?? {});
+  const create = () =>
+    new Miniflare({
+      host: "127.0.0.1",
+      port: options.port ?? 0,
+      cf: false,
+      ...(persistRoot ? { defaultPersistRoot: persistRoot, kvPersist: true, durableObjectsPersist: true, cachePersist: true } : {}),
+      workers: [
+        { ...gateway, serviceBindings: { ...gateway.serviceBindings, ...networks.serviceBindings } } as WorkerOptions,
+        ...networks.workers,
+        ...(options.extraWorkers ?? []),
+      ],
+    });
+  const miniflare = options.ownSignals ? withoutNewSignalListeners(create) : create();
+  const url = await miniflare.ready;
+  return { url, miniflare, dispose: () => miniflare.dispose() };
+}

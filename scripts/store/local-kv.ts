@@ -1,0 +1,140 @@
+/**
+ * @module Local KV: the same on-disk state `wrangler dev --persist-to DIR` reads (DIR/v3/kv/<namespace id>),
+ * written through workerd itself (Miniflare) so the format is exactly workerd's. Miniflare runs in a host
+ * process of its own (local-kv-host.mjs), started as soon as the store is opened; the store sends it
+ * each operation over Node's IPC channel.
+ */
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { resolvePeer } from "../lib/package-files";
+import { type KvStore, oneByOne } from "./kv-store";
+import { StorageError, UserError } from "../cli/user-error";
+
+const HOST = fileURLToPath(new URL("./local-kv-host.mjs", import.meta.url));
+/** How long close() lets the host wind down (dispose workerd, exit) before killing it. */
+export const CLOSE_GRACE_MS = 10_000;
+
+type Op = "get" | "put" | "delete" | "list";
+type HostMessage = { ready: true } | { id: number; value?: string | null; error?: string };
+
+/**
+ * The host's environment: the sync's, without NODE_EXTRA_CA_CERTS. Node reads that file when it starts
+ * (about 0.17 s here, on a core the compile needs), and the host only speaks to workerd on loopback.
+ */
+function hostEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.NODE_EXTRA_CA_CERTS;
+  return env;
+}
+
+/** `abandoned`: the caller no longer needs the store; a host still starting is stopped instead of awaited. */
+export async function openLocalKv(persistTo: string, namespaceId: string, abandoned?: AbortSignal): Promise<KvStore> {
+  const root = resolve(persistTo, "v3");
+  const miniflare = resolvePeer("miniflare", "local state (--local)");
+  const host = spawn(process.execPath, [HOST, resolve(persistTo), namespaceId, miniflare], {
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+    env: hostEnv(),
+    // A process group of its own, shared with the workerd Miniflare starts, so that both can be ended
+    // together should the host not end its workerd itself (killed, or stuck).
+    detached: true,
+  });
+  const killGroup = () => {
+    if (host.pid === undefined) return; // never started
+    try {
+      process.kill(-host.pid, "SIGKILL");
+    } catch {
+      // ESRCH: the group is already empty.
+    }
+  };
+  abandoned?.addEventListener("abort", killGroup, { once: true });
+  let output = "";
+  for (const stream of [host.stdout, host.stderr]) stream?.on("data", (d: Buffer) => (output += d.toString()));
+  // "exit", not "close": after the parent disconnects the channel, Node never emits "close".
+  const exited = new Promise<number | null>((done) => host.on("exit", done));
+  // A host that failed on its own does close, once all of its output has been read.
+  const closed = new Promise<number | null>((done) => host.on("close", done));
+
+  const pending = new Map<number, { resolve(value: string | null): void; reject(error: Error): void }>();
+  let nextId = 0;
+  let gone: Error | undefined;
+  let closing = false;
+  const ready = new Promise<boolean>((done) => {
+    host.on("message", (message: HostMessage) => {
+      if ("ready" in message) return done(true);
+      const waiting = pending.get(message.id);
+      pending.delete(message.id);
+      if (message.error !== undefined) waiting?.reject(new Error(message.error));
+      else waiting?.resolve(message.value ?? null);
+    });
+    const stopped = () => {
+      done(false);
+      if (gone) return;
+      gone = new Error(`local KV host in ${root} stopped: ${output.trim() || "no output"}`);
+      for (const waiting of pending.values()) waiting.reject(gone);
+      pending.clear();
+    };
+    // A channel that closes before close() asked for it means the host went away on its own: whatever is
+    // left of it must not linger. (When close() disconnects, the host disposes workerd itself.)
+    host.on("disconnect", () => {
+      if (!closing) killGroup();
+      stopped();
+    });
+    // An exited host has ended workerd if it could; if it died without doing so, workerd is ended here.
+    host.on("exit", () => {
+      killGroup();
+      stopped();
+    });
+  });
+  if (!(await ready)) {
+    const code = await closed;
+    throw new UserError(
+      `local KV in ${root} did not start (exit ${code}): ${output.trim()}`,
+      "--persist-to must name a folder this user can write (default .wrangler/state); nothing was written",
+    );
+  }
+
+  function call(op: Op, key: string, value?: string): Promise<string | null> {
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      const fail = (error: Error) => {
+        pending.delete(id);
+        reject(
+          new StorageError(
+            `local KV ${op} ${key} failed in ${root}: ${error.message}`,
+            "check that the state folder is writable and that no other program writes it; the pointer was not moved past what was written",
+          ),
+        );
+      };
+      if (gone) return fail(gone);
+      pending.set(id, { resolve, reject: fail });
+      // A send fails (EPIPE) when the host has just died; its exit, reported next, says more.
+      host.send({ id, op, key, value }, (error) => error && void exited.then(() => fail(gone ?? error)));
+    });
+  }
+
+  const get = (key: string) => call("get", key);
+  const put = async (key: string, value: string) => {
+    await call("put", key, value);
+  };
+  return {
+    description: `local state ${root} (namespace ${namespaceId})`,
+    get,
+    put,
+    ...oneByOne({ get, put }),
+    async delete(key) {
+      await call("delete", key);
+    },
+    async list(prefix) {
+      return JSON.parse((await call("list", prefix)) ?? "[]") as string[];
+    },
+    async close() {
+      closing = true;
+      if (host.connected) host.disconnect();
+      // A host that does not wind down within CLOSE_GRACE_MS is killed, with its workerd.
+      const stuck = setTimeout(killGroup, CLOSE_GRACE_MS);
+      await exited;
+      clearTimeout(stuck);
+    },
+  };
+}

@@ -1,0 +1,351 @@
+/**
+ * @module `kedge sync --watch`: the sync as a long-running process. Every live cluster is listed and
+ * watched (kube/cluster-watch.ts) and the config folder is watched for file changes; after a quiet
+ * period (`--debounce`; at most ten of them when changes never stop) the loop recompiles, pushes only
+ * when the table changed, and writes status back to the clusters that answer. A cluster whose API stops
+ * answering keeps its last snapshot, marked stale in the table (`staleSince`: the status page and
+ * `kedge status` show its age), while the other clusters' changes keep flowing; past `--stale-after` its
+ * endpoints are left out, as if it were disabled, until it answers again. Before every live cluster has
+ * been listed once nothing is pushed (a restart during an outage must not drop a cluster), unless the
+ * stale bound passes first. SIGTERM or SIGINT lets a cycle in progress finish its push (the pointer moves
+ * last either way), then stops. One structured record per cycle.
+ */
+import { watch as watchFiles, type FSWatcher } from "node:fs";
+import { relative, resolve, sep } from "node:path";
+import type { ClusterSettings, EdgeConfig } from "../../src/compile/input/edge-config";
+import type { CompileResult } from "../../src/compile/compile-route-table";
+import { ClusterWatch } from "../kube/cluster-watch";
+import { type StatusWrites, writeClusterStatuses } from "../kube/status/writer";
+import { type CompileChecks, compileForEdge } from "../cli/compile-for-edge";
+import type { KvStore } from "../store/kv-store";
+import { type LoadedConfig, loadConfig } from "../config/load-config";
+import type { StoreOpenedAhead, StoreTarget } from "../store/open-store";
+import { largeDrop } from "../checks/large-drop";
+import { PUSH_WAIT_MS, pushTable, readCurrentTable } from "../store/publish";
+import { errorCount } from "../report/report";
+import { UserError } from "../cli/user-error";
+
+export interface WatchSettings {
+  configDir: string;
+  where: StoreTarget;
+  checks: CompileChecks;
+  /** Push even a table that drops most of what the edge serves (checks/large-drop.ts). */
+  force: boolean;
+  debounceMs: number;
+  staleAfterMs: number;
+  writeStatus: boolean;
+}
+
+/** Where a watch writes: lines for a person, and one record per cycle. */
+export interface WatchIO {
+  note(line: string): void;
+  record(fields: Record<string, unknown>): void;
+}
+
+export interface WatchSummary {
+  cycles: number;
+  pushes: number;
+  /** The version last pushed or found current. */
+  served?: string;
+}
+
+/** Why the watch stopped early: a cluster refused its listing (exit 2, as a one-shot sync). */
+class WatchFailed extends UserError {}
+
+const ageSeconds = (since: Date, now: number) => Math.round((now - since.getTime()) / 1000);
+
+export class WatchLoop {
+  private readonly watches = new Map<string, ClusterWatch>();
+  /** A cluster re-pointed in kedge.yaml (another context or kubeconfig): its new watch, until it has listed once. */
+  private readonly replacing = new Map<string, ClusterWatch>();
+  private retryTimer?: NodeJS.Timeout;
+  private files?: FSWatcher;
+  private timer?: NodeJS.Timeout;
+  private staleTimer?: NodeJS.Timeout;
+  private firstPending?: number;
+  private reasons: string[] = [];
+  private running?: Promise<void>;
+  private rerun = false;
+  private stopping = false;
+  private failure?: Error;
+  private readonly summary: WatchSummary = { cycles: 0, pushes: 0 };
+  private finish!: () => void;
+  private readonly finished = new Promise<void>((resolve) => (this.finish = resolve));
+
+  constructor(
+    private readonly settings: WatchSettings,
+    private readonly store: StoreOpenedAhead,
+    private readonly io: WatchIO,
+  ) {}
+
+  /** Runs until `stop()` (or SIGTERM/SIGINT); the config must load at the start (else a UserError, exit 2). */
+  async run(signals: NodeJS.Signals[] = ["SIGTERM", "SIGINT"]): Promise<WatchSummary> {
+    const loaded = loadConfig(this.settings.configDir);
+    this.reconcileWatches(loaded.edge);
+    // Files written under --status-out (when it is inside the config folder) are the loop's own output.
+    const statusOut = this.settings.checks.statusOut
+      ? relative(resolve(this.settings.configDir), resolve(this.settings.checks.statusOut))
+      : undefined;
+    const own = (file: string) =>
+      statusOut !== undefined && !statusOut.startsWith("..") && (file === statusOut || file.startsWith(`${statusOut}${sep}`));
+    this.files = watchFiles(this.settings.configDir, { recursive: true }, (_event, file) => {
+      if (!file || !own(file)) this.changed(`file ${file ?? "?"} changed`);
+    });
+    this.files.on("error", (error) =>
+      this.io.note(`! watching ${this.settings.configDir} failed (${error.message}); file changes are no longer seen`),
+    );
+    const onSignal = (signal: NodeJS.Signals) => {
+      this.io.record({ time: new Date().toISOString(), signal, stopping: "the cycle in progress finishes, then the watch stops" });
+      void this.stop();
+    };
+    for (const s of signals) process.once(s, onSignal);
+    this.changed("started");
+    await this.finished;
+    for (const s of signals) process.off(s, onSignal);
+    if (this.failure) throw this.failure;
+    return this.summary;
+  }
+
+  /** Stops watching; a cycle in progress finishes first. */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.staleTimer);
+    clearTimeout(this.retryTimer);
+    this.files?.close();
+    for (const w of [...this.watches.values(), ...this.replacing.values()]) w.stop();
+    await this.running;
+    this.finish();
+  }
+
+  private startWatch(cluster: ClusterSettings): ClusterWatch {
+    const w = new ClusterWatch(cluster, (why) => this.changed(why));
+    w.start((error) => {
+      this.failure = new WatchFailed(error.message, error instanceof UserError ? error.hint : undefined);
+      void this.stop();
+    });
+    return w;
+  }
+
+  /**
+   * Starts a watch for each live cluster kedge.yaml names and stops those it no longer names. A cluster
+   * pointed at another context or kubeconfig keeps its old watch's snapshot until the new one has listed.
+   */
+  private reconcileWatches(edge: EdgeConfig): void {
+    const live = edge.clusters.filter((c) => c.kubeContext);
+    const same = (c: ClusterSettings, w: ClusterWatch) => c.kubeContext === w.cluster.kubeContext && c.kubeconfig === w.cluster.kubeconfig;
+    for (const [name, next] of this.replacing) {
+      const cluster = live.find((c) => c.name === name);
+      if (!cluster || !same(cluster, next)) {
+        next.stop();
+        this.replacing.delete(name);
+      } else if (next.listed) {
+        this.watches.get(name)?.stop();
+        this.watches.set(name, next);
+        this.replacing.delete(name);
+      }
+    }
+    for (const [name, w] of this.watches) {
+      const cluster = live.find((c) => c.name === name);
+      if (!cluster) {
+        w.stop();
+        this.watches.delete(name);
+      } else if (!same(cluster, w) && !this.replacing.has(name)) this.replacing.set(name, this.startWatch(cluster));
+    }
+    for (const cluster of live) if (!this.watches.has(cluster.name)) this.watches.set(cluster.name, this.startWatch(cluster));
+  }
+
+  /** A change: the next cycle runs after the quiet period, or at once when changes have kept coming for ten. */
+  private changed(why: string): void {
+    if (this.stopping) return;
+    this.reasons.push(why);
+    const now = Date.now();
+    this.firstPending ??= now;
+    clearTimeout(this.timer);
+    const waited = now - this.firstPending;
+    const delay = waited >= this.settings.debounceMs * 10 ? 0 : this.settings.debounceMs;
+    this.timer = setTimeout(() => void this.cycle(), delay);
+  }
+
+  private cycle(): Promise<void> {
+    if (this.running) {
+      this.rerun = true;
+      return this.running;
+    }
+    const reasons = this.reasons;
+    this.reasons = [];
+    this.firstPending = undefined;
+    this.running = this.runCycle(reasons)
+      .catch((error: unknown) => {
+        // A store that failed (or a bug): said, and tried again after a while even if nothing changes.
+        this.io.record({
+          time: new Date().toISOString(),
+          cycle: this.summary.cycles,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        clearTimeout(this.retryTimer);
+        if (!this.stopping)
+          this.retryTimer = setTimeout(() => this.changed("retry after a failed cycle"), Math.max(5000, this.settings.debounceMs * 10));
+      })
+      .finally(() => {
+        this.running = undefined;
+        if (this.rerun && !this.stopping) {
+          this.rerun = false;
+          this.changed("changes during the last cycle");
+        }
+      });
+    return this.running;
+  }
+
+  /** The clusters as this cycle compiles them: stale ones marked, those stale past the bound disabled. */
+  private clustersNow(edge: EdgeConfig, now: number): { clusters: ClusterSettings[]; stale: string[]; dropped: string[] } {
+    const stale: string[] = [];
+    const dropped: string[] = [];
+    const clusters = edge.clusters.map((c) => {
+      const w = this.watches.get(c.name);
+      if (!w) return c;
+      // Never listed: its snapshot is empty since its watch started.
+      const since = w.listed ? w.staleSince : new Date(w.startedAt);
+      if (!since) return c;
+      const age = ageSeconds(since, now);
+      stale.push(`${c.name}(${age}s)`);
+      if (now - since.getTime() < this.settings.staleAfterMs) return { ...c, staleSince: since.toISOString() };
+      dropped.push(c.name);
+      return { ...c, staleSince: since.toISOString(), state: "Disabled" as const };
+    });
+    return { clusters, stale, dropped };
+  }
+
+  /** A cycle again when the oldest stale cluster passes the bound, so its endpoints go without another change. */
+  private scheduleStaleBound(now: number): void {
+    clearTimeout(this.staleTimer);
+    if (this.stopping) return;
+    const due = [...this.watches.values()]
+      .map((w) => (w.listed ? w.staleSince : new Date(w.startedAt)))
+      .filter((d): d is Date => d !== null)
+      .map((d) => d.getTime() + this.settings.staleAfterMs - now)
+      .filter((ms) => ms > 0);
+    if (due.length > 0) this.staleTimer = setTimeout(() => this.changed("a stale cluster passed --stale-after"), Math.min(...due) + 50);
+  }
+
+  private async runCycle(reasons: string[]): Promise<void> {
+    const started = Date.now();
+    const cycle = ++this.summary.cycles;
+    const base = {
+      time: new Date(started).toISOString(),
+      cycle,
+      trigger: reasons.slice(0, 3).join("; ") + (reasons.length > 3 ? ` (+${reasons.length - 3})` : ""),
+    };
+    let loaded: LoadedConfig;
+    try {
+      loaded = loadConfig(this.settings.configDir);
+    } catch (error) {
+      if (!(error instanceof UserError)) throw error;
+      // A broken kedge.yaml or file mid-edit: the edge keeps what it serves.
+      this.io.record({
+        ...base,
+        pushed: false,
+        error: `${error.message}${error.hint ? ` (fix: ${error.hint})` : ""}`,
+        served: this.summary.served,
+      });
+      return;
+    }
+    this.reconcileWatches(loaded.edge);
+    // A cluster not listed yet (down at the start, or just added) would be pushed without its objects: wait, within the bound.
+    const waiting = [...this.watches.values()].filter((w) => !w.listed && Date.now() - w.startedAt < this.settings.staleAfterMs);
+    if (waiting.length > 0) {
+      this.io.record({
+        ...base,
+        pushed: false,
+        waiting: waiting.map((w) => w.cluster.name).join(","),
+        note: "every live cluster is listed once before the first push",
+      });
+      this.scheduleStaleBound(Date.now());
+      return;
+    }
+    const now = Date.now();
+    const { clusters, stale, dropped } = this.clustersNow(loaded.edge, now);
+    const manifests = [...loaded.manifests];
+    const skipped = [...loaded.skipped];
+    for (const w of this.watches.values()) {
+      const objects = w.objects();
+      manifests.push(...objects.manifests);
+      skipped.push(...objects.skipped);
+    }
+    const config: LoadedConfig = { ...loaded, edge: { ...loaded.edge, clusters }, manifests, skipped };
+    const notes: string[] = [];
+    const checked = await compileForEdge(config, this.settings.where, this.settings.checks, (line) => notes.push(line));
+    for (const name of dropped)
+      notes.push(`! cluster ${name}: its API has not answered for longer than --stale-after; its endpoints are left out until it answers`);
+    for (const line of notes) this.io.note(line);
+    const counts = {
+      rules: checked.result.table.rules.length,
+      errors: errorCount(checked.result.diagnostics),
+      warnings: checked.result.diagnostics.filter((d) => d.severity === "warning").length,
+      stale: stale.join(",") || undefined,
+      dropped: dropped.join(",") || undefined,
+    };
+    if (checked.refusal) {
+      this.io.record({
+        ...base,
+        table: `${loaded.edge.name}@${checked.result.table.version}`,
+        pushed: false,
+        refused: checked.refusal.reason,
+        ...counts,
+      });
+      this.scheduleStaleBound(Date.now());
+      return;
+    }
+    if (!this.settings.force && checked.result.table.version !== this.summary.served) {
+      const current = await this.store.use((kv: KvStore) => readCurrentTable(kv, loaded.edge.name));
+      const drop = current && current.version !== checked.result.table.version ? largeDrop(current, checked.result.table) : null;
+      if (drop) {
+        this.io.record({
+          ...base,
+          table: `${loaded.edge.name}@${checked.result.table.version}`,
+          pushed: false,
+          refused: `${drop} (--force pushes it)`,
+          ...counts,
+        });
+        this.scheduleStaleBound(Date.now());
+        return;
+      }
+    }
+    const pushed = await this.push(checked.plan, loaded.edge.name);
+    const statuses = this.settings.writeStatus ? await this.writeStatus(checked.result, config) : [];
+    for (const r of statuses)
+      for (const f of r.failed)
+        this.io.note(`! cluster ${r.cluster}: status of ${f.object} not written: ${f.problem}${f.fix ? `\n    fix: ${f.fix}` : ""}`);
+    this.io.record({
+      ...base,
+      table: `${loaded.edge.name}@${checked.result.table.version}`,
+      pushed,
+      ...counts,
+      status:
+        statuses
+          .map((r) => `${r.cluster}:${r.written.length}/${r.written.length + r.unchanged}${r.failed.length ? `!${r.failed.length}` : ""}`)
+          .join(",") || undefined,
+      tookMs: Date.now() - started,
+    });
+    this.scheduleStaleBound(Date.now());
+  }
+
+  /** Pushes unless the edge already serves this version; whether it wrote. */
+  private async push(plan: Parameters<typeof pushTable>[1], name: string): Promise<boolean> {
+    if (plan.root.value.version === this.summary.served) return false;
+    const waiting = (holder: string) => this.io.note(`waiting for another push of table ${name}: ${holder}`);
+    const outcome = await this.store.use((kv: KvStore) => pushTable(kv, plan, new Date(), { waitMs: PUSH_WAIT_MS, waiting }));
+    if (outcome.historyProblem) this.io.note(`! ${outcome.historyProblem}`);
+    this.summary.served = outcome.version;
+    if (outcome.changed) this.summary.pushes++;
+    return outcome.changed;
+  }
+
+  /** The verdict back into each live cluster that answers (a stale one is written once it answers again). */
+  private writeStatus(result: CompileResult, config: LoadedConfig): Promise<StatusWrites[]> {
+    const answering = [...this.watches.values()].filter((w) => w.listed && w.staleSince === null);
+    const options = { controller: config.edge.controllerName, objects: config.manifests };
+    return Promise.all(answering.map((w) => writeClusterStatuses(w.api, w.listings, result.statuses, options)));
+  }
+}
