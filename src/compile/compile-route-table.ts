@@ -1,7 +1,8 @@
 /**
  * @module The compiler: resources of every cluster → one RouteTable plus diagnostics and statuses. Pure: no
  * I/O. Its rooms, in the order it runs them (each imports only the ones above it):
- *   status/    the status book every stage writes to, conditions and reasons, diagnostics
+ *   status/    the compile report every stage tells what it found (diagnostics, and the status book it
+ *              extends), conditions and reasons
  *   input/     the edge settings, which objects are read, their schemas (and typed view), the index, sameness
  *   gateways/  the listeners of the served Gateways and ListenerSets
  *   backends/  what a backendRef can resolve to (Services, ServiceImports, CompositeBackends, XBackends)
@@ -11,6 +12,8 @@
  *   report/    what a controller also says: Gateways, ListenerSets, the GatewayClass, ancestors, what is
  *              not served, other implementations' policies, backends without ready endpoints
  */
+import { CompileReport } from "./status/compile-report";
+import { REASON } from "./status/conditions";
 import type { Manifest } from "../gateway-api/manifest";
 import { canonicalJson, canonicalJsonWithLastKey, sha256Hex } from "../table/canonical-json";
 import { type CompiledMatch, type CompiledRule, type Protocol, type RouteTable, SCHEMA_VERSION } from "../table/route-table";
@@ -40,8 +43,7 @@ import { reportNothingServed } from "./report/nothing-served";
 import { reportNoReadyEndpoints } from "./report/ready-endpoints";
 import { reportUnservedRoutes } from "./report/unserved-routes";
 import { compileHTTPRoutes } from "./routes/http-routes";
-import { type Diagnostic, Diagnostics, type ResourceStatus } from "./status/diagnostics";
-import { StatusBook } from "./status/status-book";
+import { type Diagnostic, type ResourceStatus } from "./status/diagnostics";
 
 export interface CompileResult {
   table: RouteTable;
@@ -57,52 +59,43 @@ const where = (m: Manifest) => `${m.file}:${m.line}`;
  * input: the objects of the edge settings' clusters that kedge reads, another controller's left alone
  * (ownership.ts), the rest validated and indexed; the kinds kedge does not read apart.
  */
-function readInput(manifests: Manifest[], edge: EdgeConfig, clusterOrder: Map<string, number>, diagnostics: Diagnostics, book: StatusBook) {
+function readInput(manifests: Manifest[], edge: EdgeConfig, clusterOrder: Map<string, number>, report: CompileReport) {
   const { read, others } = readableObjects(
     manifests.filter((m) => clusterOrder.has(m.cluster)),
-    diagnostics,
+    report,
   );
   const theirs = othersObjects(read, edge.gatewayClassName);
   for (const m of theirs)
-    diagnostics.add(
-      "info",
+    report.info(
       m,
       undefined,
-      "Ignored",
+      REASON.Ignored,
       `${m.kind} ${m.metadata.namespace}/${m.metadata.name} is another controller's (not of GatewayClass ${edge.gatewayClassName}); left alone`,
     );
   const ours = read.filter((m) => !theirs.has(m));
-  const index = new ResourceIndex(
-    validateObjects(ours, diagnostics, book, (route, parentRef) => othersParent(route, parentRef, theirs, read)),
-  );
+  const index = new ResourceIndex(validateObjects(ours, report, (route, parentRef) => othersParent(route, parentRef, theirs, read)));
   for (const { duplicate: d, first } of index.duplicates)
-    diagnostics.warn(
+    report.warn(
       d,
       undefined,
-      "Duplicate",
+      REASON.Duplicate,
       `${d.kind} ${d.metadata.namespace}/${d.metadata.name} is defined twice in cluster ${d.cluster}: ${where(first)} came first, so this one (${where(d)}) is ignored`,
     );
   return { index, others, theirs };
 }
 
 /** backends: every kind a backendRef can name, validated once, and the policies their owners attach. */
-function readBackends(
-  index: ResourceIndex,
-  edge: EdgeConfig,
-  clusterOrder: Map<string, number>,
-  diagnostics: Diagnostics,
-  book: StatusBook,
-) {
+function readBackends(index: ResourceIndex, edge: EdgeConfig, clusterOrder: Map<string, number>, report: CompileReport) {
   const secretGrant = (xb: Manifest, namespace: string, name: string) =>
     isReferencePermitted(index, {
       cluster: xb.cluster,
       from: { group: X_GROUP, kind: "XBackend", namespace: xb.metadata.namespace },
       to: { group: "", kind: "Secret", namespace, name },
     });
-  const xbackends = new XBackends(index.all("XBackend"), edge.egress, secretGrant, diagnostics, book);
-  const composites = new CompositeBackends(index, xbackends, diagnostics, book);
-  const policies = new BackendPolicies(index, composites, diagnostics, book);
-  const backendTls = new BackendTlsPolicies(index, clusterOrder, diagnostics, book);
+  const xbackends = new XBackends(index.all("XBackend"), edge.egress, secretGrant, report);
+  const composites = new CompositeBackends(index, xbackends, report);
+  const policies = new BackendPolicies(index, composites, report);
+  const backendTls = new BackendTlsPolicies(index, clusterOrder, report);
   const ctx: BackendContext = { index, edge, backendTls, backends: new BackendRegistry(), xbackends, composites, policies };
   return ctx;
 }
@@ -112,18 +105,17 @@ function readBackends(
  * object is left out with a diagnostic and a status condition, and the rest compiles.
  */
 export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[]): Promise<CompileResult> {
-  const diagnostics = new Diagnostics();
-  const book = new StatusBook();
+  const report = new CompileReport();
   const clusterOrder = new Map(edge.clusters.map((c, i) => [c.name, i]));
-  const { index, others, theirs } = readInput(manifests, edge, clusterOrder, diagnostics, book);
+  const { index, others, theirs } = readInput(manifests, edge, clusterOrder, report);
 
-  const ownListeners = compileGateways(index, edge.gatewayClassName, clusterOrder, diagnostics, book);
-  if (index.all("Gateway").length === 0) reportNothingServed(theirs, edge.gatewayClassName, diagnostics);
-  const sets = compileListenerSets(index, ownListeners, clusterOrder, diagnostics, book);
+  const ownListeners = compileGateways(index, edge.gatewayClassName, clusterOrder, report);
+  if (index.all("Gateway").length === 0) reportNothingServed(theirs, edge.gatewayClassName, report);
+  const sets = compileListenerSets(index, ownListeners, clusterOrder, report);
   const listeners = [...ownListeners, ...sets.listeners];
 
-  const ctx = readBackends(index, edge, clusterOrder, diagnostics, book);
-  const routes = compileHTTPRoutes(ctx, listeners, clusterOrder, diagnostics, book);
+  const ctx = readBackends(index, edge, clusterOrder, report);
+  const routes = compileHTTPRoutes(ctx, listeners, clusterOrder, report);
 
   const rules: CompiledRule[] = [];
   const matches: CompiledMatch[] = [];
@@ -135,25 +127,20 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
   const used = new Set(rules.flatMap(backendsOfRule));
   const backends = emitBackends(ctx.backends, used, edge, ctx.policies);
 
-  reportGateways(listeners, book);
-  reportListenerSets(listeners, sets.rejected, book);
-  reportUnservedRoutes(index, listeners, diagnostics, book);
-  reportGatewayClass(index, edge.gatewayClassName, book);
+  reportGateways(listeners, report);
+  reportListenerSets(listeners, sets.rejected, report);
+  reportUnservedRoutes(index, listeners, report);
+  reportGatewayClass(index, edge.gatewayClassName, report);
   const ancestors = new BackendAncestors(routes, ctx.backends, ctx.composites);
   for (const xb of ctx.xbackends.manifests)
-    book.setAncestors(xb, ancestors.of(xb.cluster, [backendKey({ ...xb.metadata, cluster: xb.cluster, kind: "XBackend" })]));
-  for (const [policy, keys] of ctx.policies.targetsOf) book.setAncestors(policy, ancestors.of(policy.cluster, keys));
-  reportForeignPolicies(
-    others,
-    servedObjects(served, routes, Object.values(backends), ctx.composites),
-    edge.acknowledgedPolicies,
-    diagnostics,
-  );
+    report.setAncestors(xb, ancestors.of(xb.cluster, [backendKey({ ...xb.metadata, cluster: xb.cluster, kind: "XBackend" })]));
+  for (const [policy, keys] of ctx.policies.targetsOf) report.setAncestors(policy, ancestors.of(policy.cluster, keys));
+  reportForeignPolicies(others, servedObjects(served, routes, Object.values(backends), ctx.composites), edge.acknowledgedPolicies, report);
   reportNoReadyEndpoints(
     [...used].flatMap((id) => backends[id] ?? []),
     index,
     new Set(edge.clusters.filter((c) => c.state === "Draining").map((c) => c.name)),
-    diagnostics,
+    report,
   );
 
   const body = {
@@ -171,7 +158,7 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
   return {
     table: { ...body, version },
     text: canonicalJsonWithLastKey(bodyText, body, "version", version),
-    diagnostics: diagnostics.items,
-    statuses: book.statuses(),
+    diagnostics: report.diagnostics(),
+    statuses: report.statuses(),
   };
 }

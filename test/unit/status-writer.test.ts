@@ -25,7 +25,7 @@ const OTHER = {
   conditions: [],
 };
 
-const accepted = { type: "Accepted", status: "True" as const, reason: "Accepted", message: "served" };
+const accepted = { type: "Accepted", status: "True" as const, reason: "Accepted" as const, message: "served" };
 const routeStatus: ResourceStatus = {
   object: { cluster: "east", apiVersion: `${GW}/v1`, kind: "HTTPRoute", namespace: "shop", name: "web", generation: 3 },
   conditions: [],
@@ -151,7 +151,9 @@ describe("status written back", () => {
     expect(kept.parents[0]!.conditions[0]!.lastTransitionTime).toBe("2026-01-01T00:00:00Z");
     const refused = {
       ...routeStatus,
-      parents: [{ ...routeStatus.parents![0]!, conditions: [{ ...accepted, status: "False" as const, reason: "NotAllowedByListeners" }] }],
+      parents: [
+        { ...routeStatus.parents![0]!, conditions: [{ ...accepted, status: "False" as const, reason: "NotAllowedByListeners" as const }] },
+      ],
     };
     const moved = statusDocument(refused, "2026-11-26T10:00:00Z", before) as typeof kept;
     expect(moved.parents[0]!.conditions[0]!.lastTransitionTime).toBe("2026-11-26T10:00:00Z");

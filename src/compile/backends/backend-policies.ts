@@ -5,13 +5,13 @@
  * XBackendTrafficPolicy) the retry budget. Either may be absent. A policy on a multi-cluster aggregate
  * applies to the whole aggregate, whichever cluster declares it.
  */
+import type { CompileReport } from "../status/compile-report";
+import { accepted, type Reason, REASON } from "../status/conditions";
 import { apiGroup, type Manifest } from "../../gateway-api/manifest";
 import type { CompiledRetryBudget, SourceRef } from "../../table/route-table";
 import { GATEWAY_GROUP, MCS_GROUP, X_GROUP } from "../input/api-groups";
 import type { CompositeBackends } from "./composite-backends";
-import { accepted, fails } from "../status/conditions";
-import type { Condition, Diagnostics } from "../status/diagnostics";
-import type { StatusBook } from "../status/status-book";
+import type { Condition } from "../status/diagnostics";
 import type { ResourceIndex } from "../input/resource-index";
 import { type BackendLBPolicySpec, type SessionPersistence, specOf } from "../input/typed-objects";
 import { parseRetryConstraint } from "./retry-budget";
@@ -83,42 +83,46 @@ export class BackendPolicies {
   /** Session cookie and header names (`Cookie:<name>`) by the backend key they serve: one name, one backend. */
   private readonly sessionNames = new Map<string, string>();
 
-  constructor(index: ResourceIndex, composites: CompositeBackends, diagnostics: Diagnostics, book: StatusBook) {
+  constructor(index: ResourceIndex, composites: CompositeBackends, report: CompileReport) {
     const policies = Object.entries(POLICY_KINDS)
       .flatMap(([kind, groups]) => index.all(kind).filter((p) => groups.includes(apiGroup(p.apiVersion))))
       .sort(byAge);
     for (const policy of policies) {
       const label = `${policy.kind} ${policy.cluster}/${policy.metadata.namespace}/${policy.metadata.name}`;
-      const report = (conditions: Condition[], targets: string[] = []) => {
-        book.setConditions(policy, conditions);
+      const verdict = (conditions: Condition[], targets: string[] = []) => {
+        report.setConditions(policy, conditions);
         this.targetsOf.set(policy, targets);
       };
-      const reject = (field: string, reason: string, message: string, targets?: string[]) => {
-        diagnostics.error(policy, field, reason, message);
-        report([fails("Accepted", reason, message)], targets);
+      const reject = (field: string, reason: Reason, message: string, targets: string[] = []) => {
+        report.refuse(policy, field, reason, message);
+        this.targetsOf.set(policy, targets);
       };
       const spec = policySpec(policy);
       const settings =
         spec.sessionPersistence === undefined ? undefined : parseSessionPersistence(spec.sessionPersistence, "spec.sessionPersistence");
       if (settings && "reason" in settings) {
-        reject(settings.field, "Invalid", settings.message);
+        reject(settings.field, REASON.Invalid, settings.message);
         continue;
       }
       // Only an XBackendTrafficPolicy has a retryConstraint (on a BackendLBPolicy the schema refuses the field).
       const constraint = policy.kind === "XBackendTrafficPolicy" ? specOf(policy, "XBackendTrafficPolicy").retryConstraint : undefined;
       const budget = constraint === undefined ? undefined : parseRetryConstraint(constraint, "spec.retryConstraint");
       if (budget && "reason" in budget) {
-        reject(budget.field, "Invalid", budget.message);
+        reject(budget.field, REASON.Invalid, budget.message);
         continue;
       }
       const targets = this.targets(policy, spec.targetRefs, index, composites);
       if (typeof targets === "string") {
-        reject("spec.targetRefs", targets.startsWith("TargetNotFound") ? "TargetNotFound" : "Invalid", targets.replace(/^\w+: /, ""));
+        reject(
+          "spec.targetRefs",
+          targets.startsWith(REASON.TargetNotFound) ? REASON.TargetNotFound : REASON.Invalid,
+          targets.replace(/^\w+: /, ""),
+        );
         continue;
       }
       const problem = settings ? (this.persistenceConflict(targets, settings) ?? this.nameConflict(targets, settings)) : undefined;
       if (problem) {
-        reject("spec.targetRefs", "Conflicted", `${problem}; the older policy wins`, targets);
+        reject("spec.targetRefs", REASON.Conflicted, `${problem}; the older policy wins`, targets);
         continue;
       }
       for (const key of targets) {
@@ -126,7 +130,7 @@ export class BackendPolicies {
         if (settings?.name) this.sessionNames.set(`${settings.type}:${settings.name}`, key);
         if (budget && !this.budgets.has(key)) this.budgets.set(key, budget);
       }
-      report([accepted()], targets);
+      verdict([accepted()], targets);
     }
   }
 

@@ -8,11 +8,11 @@
  * Gateway API asks when "a BackendTLSPolicy is present that refers to the Service, and the implementation
  * is unable to meet the requirement".
  */
+import type { CompileReport } from "../status/compile-report";
 import { apiGroup, type Manifest } from "../../gateway-api/manifest";
 import { GATEWAY_GROUP } from "../input/api-groups";
 import { accepted, fails, REASON, resolved } from "../status/conditions";
-import type { Condition, Diagnostics } from "../status/diagnostics";
-import type { StatusBook } from "../status/status-book";
+import type { Condition } from "../status/diagnostics";
 import type { ResourceIndex } from "../input/resource-index";
 import { byAge } from "../input/sameness";
 import { type BackendTLSPolicySpec, specOf } from "../input/typed-objects";
@@ -51,21 +51,20 @@ export class BackendTlsPolicies {
   constructor(
     index: ResourceIndex,
     clusterOrder: Map<string, number>,
-    diagnostics: Diagnostics,
-    private readonly book: StatusBook,
+    private readonly report: CompileReport,
   ) {
     // The older policy wins a conflict (creationTimestamp, then cluster order).
     const policies = index
       .all("BackendTLSPolicy")
       .filter((p) => apiGroup(p.apiVersion) === GATEWAY_GROUP)
       .sort(byAge(clusterOrder));
-    for (const policy of policies) this.add(index, policy, diagnostics);
+    for (const policy of policies) this.add(index, policy);
   }
 
-  private add(index: ResourceIndex, policy: Manifest, diagnostics: Diagnostics): void {
+  private add(index: ResourceIndex, policy: Manifest): void {
     const { namespace, name } = policy.metadata;
     const label = `BackendTLSPolicy ${policy.cluster}/${namespace}/${name}`;
-    const report = (conditions: Condition[]) => this.book.setConditions(policy, conditions);
+    const report = this.report;
     const spec = specOf(policy, "BackendTLSPolicy");
     const verdict = evaluate(spec.validation);
     const keys: string[] = [];
@@ -73,13 +72,13 @@ export class BackendTlsPolicies {
       const { group } = ref;
       if (ref.kind !== "Service" || (group !== "" && group !== "core")) {
         const message = `targetRefs[${i}]: ${group ? `${group}/` : ""}${ref.kind} is not a Service (an XBackend has its own spec.tls)`;
-        diagnostics.error(policy, `spec.targetRefs[${i}]`, "Invalid", message);
-        report([fails("Accepted", REASON.Invalid, message)]);
+        report.refuse(policy, `spec.targetRefs[${i}]`, REASON.Invalid, message);
         return;
       }
       if (!index.get(policy.cluster, "Service", namespace, ref.name)) {
-        diagnostics.warn(policy, `spec.targetRefs[${i}].name`, "TargetNotFound", `Service ${namespace}/${ref.name} not found`);
-        report([fails("Accepted", REASON.TargetNotFound, `Service ${namespace}/${ref.name} not found`)]);
+        report.refuse(policy, `spec.targetRefs[${i}].name`, REASON.TargetNotFound, `Service ${namespace}/${ref.name} not found`, {
+          severity: "warning",
+        });
         return;
       }
       const section = ref.sectionName === undefined ? "" : `/${ref.sectionName}`;
@@ -88,22 +87,21 @@ export class BackendTlsPolicies {
     const taken = keys.find((k) => this.byTarget.has(k));
     if (taken) {
       const message = `Service ${taken.split("/").slice(1).join("/")} already has an older BackendTLSPolicy`;
-      diagnostics.warn(policy, "spec.targetRefs", "Conflicted", message);
-      report([fails("Accepted", REASON.Conflicted, message)]);
+      report.refuse(policy, "spec.targetRefs", REASON.Conflicted, message, { severity: "warning" });
       return;
     }
     const applied: BackendTls = "serverName" in verdict ? verdict : { refused: verdict.message, policy: label };
     for (const key of keys) this.byTarget.set(key, applied);
     if ("serverName" in verdict) {
-      report([accepted(`https to the endpoints, SNI and certificate name ${verdict.serverName}, public roots`), resolved()]);
+      report.setConditions(policy, [
+        accepted(`https to the endpoints, SNI and certificate name ${verdict.serverName}, public roots`),
+        resolved(),
+      ]);
     } else {
-      diagnostics.error(
-        policy,
-        "spec.validation",
-        verdict.conditions[0]!.reason,
-        `${verdict.message}; backendRefs to the Service answer 500`,
-      );
-      report(verdict.conditions);
+      report.refuse(policy, "spec.validation", verdict.conditions[0]!.reason, verdict.message, {
+        conditions: verdict.conditions,
+        said: `${verdict.message}; backendRefs to the Service answer 500`,
+      });
     }
   }
 

@@ -3,11 +3,11 @@
  * backend (namespace sameness) whose targets are the union of every cluster's targetRefs. Each object
  * is validated on its own; a rejected one contributes nothing, so its cluster drops out of the union.
  */
+import type { CompileReport } from "../status/compile-report";
 import { apiGroup, type Manifest } from "../../gateway-api/manifest";
 import { GATEWAY_GROUP, X_GROUP } from "../input/api-groups";
 import { accepted, fails, REASON, resolved, unsupported } from "../status/conditions";
-import type { Condition, Diagnostics } from "../status/diagnostics";
-import type { StatusBook } from "../status/status-book";
+import type { Condition } from "../status/diagnostics";
 import type { ResourceIndex } from "../input/resource-index";
 import { specOf } from "../input/typed-objects";
 import type { XBackends } from "./xbackends";
@@ -41,7 +41,7 @@ function parseTargets(cb: Manifest): CompositeTarget[] | FieldProblem {
     if (ref.kind === "CompositeBackend") {
       return {
         field: `${at}.kind`,
-        reason: "InvalidKind",
+        reason: REASON.InvalidKind,
         message: `a CompositeBackend may not target another CompositeBackend (${ref.name})`,
       };
     }
@@ -50,7 +50,7 @@ function parseTargets(cb: Manifest): CompositeTarget[] | FieldProblem {
     else {
       return {
         field: `${at}.kind`,
-        reason: "InvalidKind",
+        reason: REASON.InvalidKind,
         message: `target kind ${group ? `${group}/` : ""}${ref.kind} is not supported; use Service or ${X_GROUP}/XBackend`,
       };
     }
@@ -62,18 +62,18 @@ function parseTargets(cb: Manifest): CompositeTarget[] | FieldProblem {
 export class CompositeBackends {
   private readonly members = new Map<string, CompositeMember[]>();
   private readonly known = new Set<string>();
-  constructor(index: ResourceIndex, xbackends: XBackends, diagnostics: Diagnostics, book: StatusBook) {
+  constructor(index: ResourceIndex, xbackends: XBackends, report: CompileReport) {
     const pending: { cb: Manifest; conditions: Condition[] }[] = [];
     for (const cb of index.all("CompositeBackend")) {
       if (!COMPOSITE_GROUPS.has(apiGroup(cb.apiVersion))) {
-        diagnostics.add("info", cb, "apiVersion", "Ignored", `CompositeBackend is read from ${[...COMPOSITE_GROUPS].join(" or ")}`);
+        report.tell("info", cb, "apiVersion", REASON.Ignored, `CompositeBackend is read from ${[...COMPOSITE_GROUPS].join(" or ")}`);
         continue;
       }
       const { namespace, name } = cb.metadata;
       this.known.add(key(namespace, name));
       const parsed = parseTargets(cb);
       if (!Array.isArray(parsed)) {
-        diagnostics.error(cb, parsed.field, parsed.reason, `${parsed.message}; this cluster contributes nothing to ${namespace}/${name}`);
+        report.error(cb, parsed.field, parsed.reason, `${parsed.message}; this cluster contributes nothing to ${namespace}/${name}`);
         pending.push({ cb, conditions: [fails("Accepted", parsed.reason, parsed.message)] });
         continue;
       }
@@ -93,7 +93,7 @@ export class CompositeBackends {
         );
         return false;
       });
-      for (const m of missing) diagnostics.error(cb, "spec.targetRefs", "BackendNotFound", m);
+      for (const m of missing) report.error(cb, "spec.targetRefs", REASON.BackendNotFound, m);
       if (targets.length > 0) {
         const list = this.members.get(key(namespace, name)) ?? [];
         list.push({ cluster: cb.cluster, manifest: cb, targets });
@@ -107,8 +107,8 @@ export class CompositeBackends {
     // Every object of one aggregate reports the same list: which clusters contribute to the union.
     for (const { cb, conditions } of pending) {
       const clusters = this.contributors(cb.metadata.namespace, cb.metadata.name);
-      book.setConditions(cb, conditions);
-      book.setAggregate(cb, { clusters });
+      report.setConditions(cb, conditions);
+      report.setAggregate(cb, { clusters });
     }
   }
 

@@ -5,6 +5,7 @@
  * cannot speak cleartext HTTP/2 (h2c) or anything that is not HTTP, so such a port is refused with
  * `UnsupportedProtocol` rather than called with the wrong protocol.
  */
+import { type Reason, REASON } from "../status/conditions";
 import type { CompiledEndpoint } from "../../table/route-table";
 import type { BackendTlsPolicies } from "./backend-tls";
 import type { ClusterSettings } from "../input/edge-config";
@@ -21,7 +22,7 @@ export type Transport = Pick<CompiledEndpoint, "scheme" | "serverName">;
 
 /** Why a port cannot be called, as a backendRef's ResolvedRefs reason and message. */
 export interface Refusal {
-  reason: string;
+  reason: Reason;
   message: string;
 }
 
@@ -55,21 +56,21 @@ export function serviceTransport(
   if (port.appProtocol !== undefined) {
     const meaning = APP_PROTOCOLS[port.appProtocol.toLowerCase()] ?? "a protocol the edge does not know";
     if (meaning !== "http" && meaning !== "https")
-      return { reason: "UnsupportedProtocol", message: `${what} has appProtocol ${port.appProtocol}: ${meaning}` };
+      return { reason: REASON.UnsupportedProtocol, message: `${what} has appProtocol ${port.appProtocol}: ${meaning}` };
     if (meaning === "https") scheme = "https";
   }
   const policy = tls.forPort(cluster.name, service.namespace, service.name, port.name);
   if (!policy) return { scheme };
   if ("refused" in policy)
     return {
-      reason: "InvalidBackendTLSPolicy",
+      reason: REASON.InvalidBackendTLSPolicy,
       message: `${what} is under ${policy.policy}, which the edge cannot meet: ${policy.refused}`,
     };
   // TLS under the policy's hostname needs a URL naming that host; a network binding connects to the host its
   // URL names, so it could not reach the pod by that name. Refused rather than called without the policy.
   if (cluster.endpoints.network)
     return {
-      reason: "InvalidBackendTLSPolicy",
+      reason: REASON.InvalidBackendTLSPolicy,
       message: `${what} is under a BackendTLSPolicy, which the edge cannot meet in cluster ${cluster.name}: it is reached through the network binding ${cluster.endpoints.network}, whose fetch() connects to the address its URL names, so TLS under the hostname ${policy.serverName} cannot be asked of each pod (reach the cluster by LoadBalancer or Hostname for TLS by name; the tunnel already encrypts the way to the cluster)`,
     };
   return { scheme: "https", serverName: policy.serverName };

@@ -5,6 +5,7 @@
  * CompositeBackend), XBackend (an external hostname), after the checks every kind shares (its kind, a
  * ReferenceGrant for another namespace). Each backend is built once (the registry).
  */
+import { REASON, unsupported } from "../status/conditions";
 import type { Manifest } from "../../gateway-api/manifest";
 import type { CompiledBackend, CompiledEndpoint } from "../../table/route-table";
 import { GATEWAY_GROUP, MCS_GROUP, X_GROUP } from "../input/api-groups";
@@ -20,7 +21,6 @@ import type { CompositeBackends } from "./composite-backends";
 import { resolveServiceEndpoints, servicePorts } from "./service-endpoints";
 import { isRefusal, type ServicePort, serviceTransport } from "./service-transport";
 import { externalEndpoint, type XBackends } from "./xbackends";
-import { unsupported } from "../status/conditions";
 
 /**
  * The route whose refs are resolved, and the clusters it stands for: its own, or every cluster holding an
@@ -67,7 +67,7 @@ export interface Missing {
  */
 export type Resolution = { backend: string; missing?: Missing[]; from?: string[] } | FieldProblem;
 
-const notFound = (t: Target, message: string): FieldProblem => ({ field: `${t.at}.name`, reason: "BackendNotFound", message });
+const notFound = (t: Target, message: string): FieldProblem => ({ field: `${t.at}.name`, reason: REASON.BackendNotFound, message });
 
 /** The Service port a ref's port names; with no port, the Service's only port. */
 function pickServicePort(service: Manifest, port: number | undefined): ServicePort | undefined {
@@ -133,7 +133,7 @@ function resolveService(ctx: BackendContext, t: Target): Resolution {
     if (found.some((f) => f.service))
       return {
         field: `${t.at}.port`,
-        reason: "BackendNotFound",
+        reason: REASON.BackendNotFound,
         message: `Service ${t.namespace}/${t.name} has no port ${t.port} in ${where}`,
       };
     return notFound(t, `Service ${t.namespace}/${t.name} not found in ${where}`);
@@ -237,7 +237,7 @@ function resolveComposite(ctx: BackendContext, t: Target): Resolution {
   if (contributing.size === 0) {
     return {
       field: `${t.at}.port`,
-      reason: "BackendNotFound",
+      reason: REASON.BackendNotFound,
       message: `no target of CompositeBackend ${t.namespace}/${t.name} has ${t.port === undefined ? "a single port (set port)" : `port ${t.port}`}`,
     };
   }
@@ -263,14 +263,18 @@ function resolveComposite(ctx: BackendContext, t: Target): Resolution {
  */
 function resolveXBackend(ctx: BackendContext, t: Target): Resolution {
   if (t.namespace !== t.route.metadata.namespace) {
-    return { field: `${t.at}.namespace`, reason: "RefNotPermitted", message: "an XBackend must be in the same namespace as the route" };
+    return {
+      field: `${t.at}.namespace`,
+      reason: REASON.RefNotPermitted,
+      message: "an XBackend must be in the same namespace as the route",
+    };
   }
   const found = t.clusters.map((cluster) => ({ cluster, xb: ctx.xbackends.get(cluster, t.namespace, t.name) }));
   const accepted = found.flatMap((f) => (f.xb?.ok ? [{ cluster: f.cluster, target: f.xb.target }] : []));
   if (accepted.length === 0) {
     const { cluster, xb } = found.find((f) => f.xb) ?? found[0]!;
     if (!xb || xb.ok) return notFound(t, `XBackend ${t.namespace}/${t.name} not found in cluster ${cluster}`);
-    const reason = xb.problem.reason === "UnsupportedProtocol" ? "UnsupportedProtocol" : "BackendNotFound";
+    const reason = xb.problem.reason === REASON.UnsupportedProtocol ? REASON.UnsupportedProtocol : REASON.BackendNotFound;
     return { field: t.at, reason, message: `XBackend ${t.namespace}/${t.name} is not accepted: ${xb.problem.message}` };
   }
   const clusters = accepted.map((a) => a.cluster);
@@ -324,7 +328,7 @@ export function resolveTarget(ctx: BackendContext, scope: RouteScope, ref: Backe
     const supported = "Service, multicluster.x-k8s.io/ServiceImport, CompositeBackend, gateway.networking.x-k8s.io/XBackend";
     return {
       field: `${at}.kind`,
-      reason: "InvalidKind",
+      reason: REASON.InvalidKind,
       message: `backendRef kind ${group ? `${group}/` : ""}${kind} is not supported (${supported})`,
     };
   }
@@ -339,7 +343,7 @@ export function resolveTarget(ctx: BackendContext, scope: RouteScope, ref: Backe
   if (permitted.length === 0) {
     return {
       field: `${at}.namespace`,
-      reason: "RefNotPermitted",
+      reason: REASON.RefNotPermitted,
       message: `no ReferenceGrant in namespace ${namespace} allows this route to use ${kind} ${name}`,
     };
   }

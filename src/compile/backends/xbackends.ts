@@ -4,11 +4,10 @@
  * localhost) and what a Worker can honour (protocol, TLS mode, client certificates), so each object
  * is either usable at the edge or rejected with a condition that says why. Never silent.
  */
+import type { CompileReport } from "../status/compile-report";
+import { accepted, REASON, unsupported } from "../status/conditions";
 import { hostnameMatches, hostnameProblem, isIpLiteral, isLocalhost } from "../../gateway-api/hostname";
 import type { Manifest } from "../../gateway-api/manifest";
-import { accepted, fails, unsupported } from "../status/conditions";
-import type { Condition, Diagnostics } from "../status/diagnostics";
-import type { StatusBook } from "../status/status-book";
 import type { CompiledEndpoint } from "../../table/route-table";
 import type { EgressSettings } from "../input/edge-config";
 import { specOf, type XBackendProtocol, type XBackendSpec } from "../input/typed-objects";
@@ -76,14 +75,14 @@ function checkHostname(raw: string | undefined, egress: EgressSettings): FieldPr
   if (isLocalhost(host) && !egress.allowLocalhost) {
     return {
       field,
-      reason: "RefNotPermitted",
+      reason: REASON.RefNotPermitted,
       message: `hostname ${raw} names the edge itself; set spec.egress.allowLocalhost in the edge settings for local development only`,
     };
   }
   if (egress.allowedHostnames && !isLocalhost(host) && !egress.allowedHostnames.some((p) => hostnameMatches(p, host))) {
     return {
       field,
-      reason: "RefNotPermitted",
+      reason: REASON.RefNotPermitted,
       message: `hostname ${raw} is not in the edge settings' spec.egress.allowedHostnames (${egress.allowedHostnames.join(", ")})`,
     };
   }
@@ -140,7 +139,7 @@ function checkTls(
   if ((ref.kind ?? "Secret") !== "Secret" || (ref.group ?? "") !== "") {
     return {
       field: `${at}.clientCertificateRef`,
-      reason: "InvalidClientCertificateRef",
+      reason: REASON.InvalidClientCertificateRef,
       message: "clientCertificateRef must name a core Secret",
     };
   }
@@ -149,7 +148,7 @@ function checkTls(
   if (namespace !== xb.metadata.namespace && !granted(xb, namespace, ref.name)) {
     return {
       field: `${at}.clientCertificateRef.namespace`,
-      reason: "RefNotPermitted",
+      reason: REASON.RefNotPermitted,
       message: `no ReferenceGrant in namespace ${namespace} allows XBackends of ${xb.metadata.namespace} to use Secret ${ref.name}`,
     };
   }
@@ -157,7 +156,7 @@ function checkTls(
   if (!binding) {
     return {
       field: `${at}.clientCertificateRef`,
-      reason: "InvalidClientCertificateRef",
+      reason: REASON.InvalidClientCertificateRef,
       message: `Secret ${namespace}/${ref.name} has no Workers mTLS certificate binding; map it in the edge settings under spec.egress.clientCertificates`,
     };
   }
@@ -175,7 +174,8 @@ export function compileXBackend(xb: Manifest, egress: EgressSettings, granted: S
   if (port === undefined) return fail(unsupported(`spec.port.${portField}`, `port must be {${portField}: 1-65535}`));
   const protocol = spec.protocol ?? "HTTP";
   const why = UNHONOURED_PROTOCOLS[protocol];
-  if (why !== undefined) return fail({ field: "spec.protocol", reason: "UnsupportedProtocol", message: `protocol ${protocol}: ${why}` });
+  if (why !== undefined)
+    return fail({ field: "spec.protocol", reason: REASON.UnsupportedProtocol, message: `protocol ${protocol}: ${why}` });
   const hostname = checkHostname(spec.externalHostname?.hostname, egress);
   if (typeof hostname !== "string") return fail(hostname);
   const tls = checkTls(xb, spec.tls, hostname, egress, granted);
@@ -189,24 +189,21 @@ export class XBackends {
   /** Every XBackend read, accepted or not (each has a status, and the accepted ones ancestors). */
   readonly manifests: Manifest[];
 
-  constructor(manifests: Manifest[], egress: EgressSettings, granted: SecretGrant, diagnostics: Diagnostics, book: StatusBook) {
+  constructor(manifests: Manifest[], egress: EgressSettings, granted: SecretGrant, report: CompileReport) {
     this.manifests = manifests;
     for (const xb of manifests) {
       const result = compileXBackend(xb, egress, granted);
       this.results.set(key(xb.cluster, xb.metadata.namespace, xb.metadata.name), result);
-      let verdict: Condition;
       if (result.ok) {
         const { scheme, hostname, port, mtlsBinding } = result.target;
         const how = mtlsBinding ? ` with client certificate binding ${mtlsBinding}` : "";
-        verdict = accepted(`${scheme}://${hostname}:${port}${how}`);
         if (scheme === "http" && !isLocalhost(hostname))
-          diagnostics.warn(xb, "spec.tls", "PlainHTTP", "external backends should use TLS (tls.mode ServerOnly)");
+          report.warn(xb, "spec.tls", REASON.PlainHTTP, "external backends should use TLS (tls.mode ServerOnly)");
+        report.setConditions(xb, [accepted(`${scheme}://${hostname}:${port}${how}`)]);
       } else {
         const { field, reason, message } = result.problem;
-        verdict = fails("Accepted", reason, message);
-        diagnostics.error(xb, field, reason, message);
+        report.refuse(xb, field, reason, message);
       }
-      book.setConditions(xb, [verdict]);
     }
   }
 

@@ -6,9 +6,10 @@
  * certificate answers 403", `AllowInsecureFallback` lets it through. What the edge cannot express is an
  * error: a port whose CA list differs from another's (Cloudflare's verdict does not say which CA signed).
  */
+import type { CompileReport } from "../status/compile-report";
+import { REASON } from "../status/conditions";
 import type { Manifest } from "../../gateway-api/manifest";
 import { specOf, type TLSConfig } from "../input/typed-objects";
-import type { Diagnostics } from "../status/diagnostics";
 
 /** What a listener asks of client certificates. */
 export type ClientCertificate = "required" | "optional";
@@ -41,22 +42,22 @@ export function clientCertificateOn(gateway: Manifest, port: number): ClientCert
 }
 
 /** Reports, once per Gateway, what the edge does with its frontend validation on `httpsPorts`, or why it cannot. */
-export function reportFrontendValidation(gateway: Manifest, httpsPorts: number[], diagnostics: Diagnostics): void {
+export function reportFrontendValidation(gateway: Manifest, httpsPorts: number[], report: CompileReport): void {
   const at = validations(gateway);
   const used = at ? httpsPorts.map(at).filter((v): v is Validation => v !== undefined) : [];
   if (new Set(used.map((v) => v.cas)).size > 1) {
-    diagnostics.error(
+    report.error(
       gateway,
       "spec.tls.frontend",
-      "UnsupportedValue",
+      REASON.UnsupportedValue,
       "HTTPS ports name different caCertificateRefs: Cloudflare verifies a client certificate against the CAs associated with the hostname and does not tell the Worker which one signed it; use one CA list",
     );
   } else if (used.length > 0) {
-    diagnostics.add(
+    report.tell(
       "info",
       gateway,
       "spec.tls.frontend",
-      "ClientCertificates",
+      REASON.ClientCertificates,
       "client certificates are verified by Cloudflare against the CA you associate with these hostnames (docs/configuration.md: client certificates); without a verified one a request answers 403 where the mode is AllowValidOnly",
     );
   }

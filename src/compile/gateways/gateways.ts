@@ -4,11 +4,11 @@
  * A Gateway applied identically to several clusters is one Gateway (namespace sameness): its listeners
  * are compiled once and take routes from every cluster that holds a copy.
  */
+import type { CompileReport } from "../status/compile-report";
 import { hostnameProblem } from "../../gateway-api/hostname";
 import type { Manifest } from "../../gateway-api/manifest";
-import { accepted, fails, programmed, REASON } from "../status/conditions";
-import type { Condition, Diagnostics } from "../status/diagnostics";
-import type { StatusBook } from "../status/status-book";
+import { accepted, fails, programmed, type Reason, REASON } from "../status/conditions";
+import type { Condition } from "../status/diagnostics";
 import { clientCertificateOn, reportFrontendValidation } from "./frontend-tls";
 import { hostnameAddresses, reportIndistinguishableGateways } from "./gateway-addresses";
 import { compileLabelSelector } from "../input/label-selector";
@@ -28,8 +28,7 @@ export function compileListener(
   copies: Manifest[],
   raw: Listener,
   i: number,
-  diagnostics: Diagnostics,
-  book: StatusBook,
+  report: CompileReport,
   set?: Manifest[],
 ): EdgeListener {
   const gateway = copies[0]!;
@@ -50,25 +49,24 @@ export function compileListener(
     allowsHTTPRoute: true,
     served: false,
   };
-  const reject = (reason: string, message: string, field: string) => {
-    diagnostics.error(owner, `${at}.${field}`, reason, `listener ${raw.name}: ${message}`);
-    book.rejectListener(listener.id, reason, message);
+  const reject = (reason: Reason, message: string, field: string) => {
+    report.refuseListener(owner, `${at}.${field}`, listener, reason, message);
     return listener;
   };
   const notes: Condition[] = [];
   if (raw.protocol !== "HTTP" && raw.protocol !== "HTTPS") {
-    return reject("UnsupportedProtocol", `protocol ${raw.protocol} is not served at the edge (HTTP and HTTPS are)`, "protocol");
+    return reject(REASON.UnsupportedProtocol, `protocol ${raw.protocol} is not served at the edge (HTTP and HTTPS are)`, "protocol");
   }
   listener.protocol = raw.protocol;
   const { tls } = raw;
   if (tls?.mode === "Passthrough")
-    return reject("UnsupportedValue", "tls.mode Passthrough: Cloudflare terminates TLS before the Worker; use Terminate", "tls.mode");
+    return reject(REASON.UnsupportedValue, "tls.mode Passthrough: Cloudflare terminates TLS before the Worker; use Terminate", "tls.mode");
   if ((tls?.certificateRefs ?? []).length > 0)
-    diagnostics.add(
+    report.tell(
       "info",
       owner,
       `${at}.tls.certificateRefs`,
-      "EdgeCertificate",
+      REASON.EdgeCertificate,
       `listener ${raw.name}: Cloudflare terminates TLS with the zone's edge certificate for the hostname; certificateRefs are not presented`,
     );
   const clientCertificate = raw.protocol === "HTTPS" ? clientCertificateOn(gateway, listener.port) : undefined;
@@ -76,7 +74,7 @@ export function compileListener(
   if (raw.hostname !== undefined) {
     // The schema's pattern lets an IP address or a label over 63 characters by.
     const problem = hostnameProblem(raw.hostname, true);
-    if (problem) return reject("UnsupportedValue", `hostname ${problem}`, "hostname");
+    if (problem) return reject(REASON.UnsupportedValue, `hostname ${problem}`, "hostname");
     listener.hostname = raw.hostname;
   }
   const namespaces = raw.allowedRoutes?.namespaces ?? {};
@@ -85,7 +83,7 @@ export function compileListener(
   else if (from === "Selector") {
     const selector = compileLabelSelector(namespaces.selector);
     if (typeof selector === "string")
-      return reject("UnsupportedValue", `allowedRoutes.namespaces.selector: ${selector}`, "allowedRoutes.namespaces.selector");
+      return reject(REASON.UnsupportedValue, `allowedRoutes.namespaces.selector: ${selector}`, "allowedRoutes.namespaces.selector");
     listener.allowsNamespace = (ns, cluster) => selector(index.namespaceLabels(cluster, ns));
   } // else Same, the default: the schema allows no other value.
   const kinds = raw.allowedRoutes?.kinds;
@@ -95,15 +93,15 @@ export function compileListener(
     if (unsupported.length > 0) {
       const names = unsupported.map((k) => k.kind).join(", ");
       notes.push(fails("ResolvedRefs", REASON.InvalidRouteKinds, `route kinds ${names} are not supported; HTTPRoute is`));
-      diagnostics.warn(
+      report.warn(
         owner,
         `${at}.allowedRoutes.kinds`,
-        "InvalidRouteKinds",
+        REASON.InvalidRouteKinds,
         `listener ${raw.name}: route kinds ${names} are not supported`,
       );
     }
   }
-  book.acceptListener(listener.id, notes);
+  report.acceptListener(listener.id, notes);
   listener.served = true;
   return listener;
 }
@@ -112,15 +110,15 @@ export function compileListener(
  * The Gateways to compile: identical copies across clusters as one (the oldest copy first); a copy that
  * differs from the oldest stays a Gateway of its own cluster, as without sameness, and an info says where.
  */
-function servedGateways(index: ResourceIndex, gatewayClassName: string, clusterOrder: Map<string, number>, diagnostics: Diagnostics) {
+function servedGateways(index: ResourceIndex, gatewayClassName: string, clusterOrder: Map<string, number>, report: CompileReport) {
   const ofClass = index.all("Gateway").filter((g) => specOf(g, "Gateway").gatewayClassName === gatewayClassName);
   return groupSameObjects(ofClass, clusterOrder).flatMap((group) => {
     for (const { copy, field } of group.differing)
-      diagnostics.add(
+      report.tell(
         "info",
         copy,
         field,
-        "NotMerged",
+        REASON.NotMerged,
         `differs from the copy in cluster ${group.served.cluster} at ${field}: served as a Gateway of cluster ${copy.cluster} only`,
       );
     return [[group.served, ...group.merged.filter((m) => m !== group.served)], ...group.differing.map((d) => [d.copy])];
@@ -132,17 +130,16 @@ export function compileGateways(
   index: ResourceIndex,
   gatewayClassName: string,
   clusterOrder: Map<string, number>,
-  diagnostics: Diagnostics,
-  book: StatusBook,
+  report: CompileReport,
 ): EdgeListener[] {
   const listeners: EdgeListener[] = [];
-  for (const copies of servedGateways(index, gatewayClassName, clusterOrder, diagnostics)) {
+  for (const copies of servedGateways(index, gatewayClassName, clusterOrder, report)) {
     const gateway = copies[0]!;
-    const compiled = specOf(gateway, "Gateway").listeners.map((l, i) => compileListener(index, copies, l, i, diagnostics, book));
-    const addresses = hostnameAddresses(gateway, diagnostics);
+    const compiled = specOf(gateway, "Gateway").listeners.map((l, i) => compileListener(index, copies, l, i, report));
+    const addresses = hostnameAddresses(gateway, report);
     if (addresses) for (const l of compiled) if (l.hostname === undefined) l.addresses = addresses;
     const https = compiled.filter((l) => isServed(l) && l.protocol === "HTTPS");
-    reportFrontendValidation(gateway, [...new Set(https.map((l) => l.port))], diagnostics);
+    reportFrontendValidation(gateway, [...new Set(https.map((l) => l.port))], report);
     // Two listeners of one Gateway on the same port and hostname conflict; neither is served.
     const seen = new Map<string, EdgeListener>();
     for (const l of compiled.filter(isServed)) {
@@ -152,20 +149,13 @@ export function compileGateways(
         seen.set(key, l);
         continue;
       }
-      for (const c of [l, other]) {
-        book.conflictListener(c.id, "another listener has the same port and hostname");
-        c.served = false;
-        diagnostics.error(
-          gateway,
-          "spec.listeners",
-          "HostnameConflict",
-          `listeners ${other.name} and ${l.name} share port ${l.port} and hostname ${l.hostname ?? "(none)"}`,
-        );
-      }
+      report.conflictListeners(gateway, other, l, `port ${l.port} and hostname ${l.hostname ?? "(none)"}`);
+      other.served = false;
+      l.served = false;
     }
     listeners.push(...compiled);
   }
-  reportIndistinguishableGateways(listeners.filter(isServed), diagnostics);
+  reportIndistinguishableGateways(listeners.filter(isServed), report);
   return listeners;
 }
 
@@ -173,7 +163,7 @@ export function compileGateways(
  * The status of each served Gateway, one per copy (a merged Gateway's copies all get the same): its own
  * listeners, and how many ListenerSets attached listeners to it. Written once every route has attached.
  */
-export function reportGateways(listeners: EdgeListener[], book: StatusBook): void {
+export function reportGateways(listeners: EdgeListener[], report: CompileReport): void {
   const byGateway = new Map<Manifest, EdgeListener[]>();
   const sets = new Map<Manifest, Set<Manifest>>();
   for (const l of listeners) {
@@ -185,16 +175,16 @@ export function reportGateways(listeners: EdgeListener[], book: StatusBook): voi
     const copies = ls[0]!.copies;
     const across = copies.length > 1 ? `; one Gateway across clusters ${copies.map((c) => c.cluster).join(", ")}` : "";
     const conditions = served > 0 ? [accepted(`${served} of ${ls.length} listeners served${across}`), programmed()] : notServed();
-    const views = ls.map((l) => book.listenerView(l.id, l.name, l.allowsHTTPRoute));
+    const views = ls.map((l) => report.listenerView(l.id, l.name, l.allowsHTTPRoute));
     // Where clients reach it: the edge's addresses are Cloudflare's, so the names it is served under.
     const addresses = [
       ...new Set(ls.filter(isServed).flatMap((l) => l.addresses ?? (l.hostname && !l.hostname.startsWith("*") ? [l.hostname] : []))),
     ];
     for (const copy of copies) {
-      book.setConditions(copy, conditions);
-      book.setListeners(copy, views, sets.get(gateway)?.size);
-      book.setAddresses(copy, addresses);
-      if (copies.length > 1) book.setAggregate(copy, { clusters: copies.map((c) => c.cluster) });
+      report.setConditions(copy, conditions);
+      report.setListeners(copy, views, sets.get(gateway)?.size);
+      report.setAddresses(copy, addresses);
+      if (copies.length > 1) report.setAggregate(copy, { clusters: copies.map((c) => c.cluster) });
     }
   }
 }

@@ -5,11 +5,10 @@
  * namespace may); routes attach to them by naming the set as their parent. A set's listener that clashes
  * with one the Gateway (or an older set) already has on its port and hostname is not served.
  */
+import type { CompileReport } from "../status/compile-report";
 import type { Manifest } from "../../gateway-api/manifest";
 import { GATEWAY_GROUP, X_GROUP } from "../input/api-groups";
-import { accepted, fails, programmed, REASON } from "../status/conditions";
-import type { Diagnostics } from "../status/diagnostics";
-import type { StatusBook } from "../status/status-book";
+import { accepted, fails, programmed, type Reason, REASON } from "../status/conditions";
 import { compileListener, notServed } from "./gateways";
 import { type EdgeListener, isServed } from "./listener";
 import { compileLabelSelector } from "../input/label-selector";
@@ -20,7 +19,7 @@ import { type ListenerSetSpec, specOf } from "../input/typed-objects";
 /** A set that could not attach to its Gateway, with why. */
 export interface RejectedSet {
   copies: Manifest[];
-  reason: string;
+  reason: Reason;
   message: string;
 }
 
@@ -61,8 +60,7 @@ export function compileListenerSets(
   index: ResourceIndex,
   gatewayListeners: EdgeListener[],
   clusterOrder: Map<string, number>,
-  diagnostics: Diagnostics,
-  book: StatusBook,
+  report: CompileReport,
 ): { listeners: EdgeListener[]; rejected: RejectedSet[] } {
   const sets = [...index.all("ListenerSet"), ...index.all("XListenerSet")];
   const listeners: EdgeListener[] = [];
@@ -76,12 +74,12 @@ export function compileListenerSets(
     const copies = [group.served, ...group.merged.filter((m) => m !== group.served)];
     const set = group.served;
     const parent = parentOf(set);
-    const reject = (reason: string, message: string) => {
-      diagnostics.error(set, "spec.parentRef", reason, message);
+    const reject = (reason: Reason, message: string) => {
+      report.error(set, "spec.parentRef", reason, message);
       rejected.push({ copies, reason, message });
     };
     if (typeof parent === "string") {
-      reject("NotAllowed", parent);
+      reject(REASON.NotAllowed, parent);
       continue;
     }
     const home = gatewayListeners.find(
@@ -91,7 +89,7 @@ export function compileListenerSets(
     if (!home) continue; // not a Gateway this edge serves
     const refused = notAllowed(home.gateway, set, index);
     if (refused) {
-      reject("NotAllowed", refused);
+      reject(REASON.NotAllowed, refused);
       continue;
     }
     // The set's listeners serve the clusters that hold both the set and its Gateway.
@@ -100,12 +98,11 @@ export function compileListenerSets(
     const own = taken.get(home.gateway) ?? new Set<string>();
     taken.set(home.gateway, own);
     for (const [i, entry] of setSpec(set).listeners.entries()) {
-      const listener = compileListener(index, gatewayCopies, entry, i, diagnostics, book, copies);
+      const listener = compileListener(index, gatewayCopies, entry, i, report, copies);
       if (isServed(listener) && own.has(slot(listener))) {
         const message = `port ${listener.port} and hostname ${listener.hostname ?? "(none)"} are taken by a listener of the Gateway or an older ListenerSet`;
-        book.conflictListener(listener.id, message);
+        report.refuseTakenListener(set, `spec.listeners[${i}]`, listener, message);
         listener.served = false;
-        diagnostics.error(set, `spec.listeners[${i}]`, "HostnameConflict", `listener ${listener.name}: ${message}`);
       } else if (isServed(listener)) own.add(slot(listener));
       listeners.push(listener);
     }
@@ -114,21 +111,21 @@ export function compileListenerSets(
 }
 
 /** The status of each ListenerSet copy: accepted with its listeners' routes, or why it did not attach. */
-export function reportListenerSets(listeners: EdgeListener[], rejected: RejectedSet[], book: StatusBook): void {
+export function reportListenerSets(listeners: EdgeListener[], rejected: RejectedSet[], report: CompileReport): void {
   const bySet = new Map<Manifest, EdgeListener[]>();
   for (const l of listeners) if (l.listenerSet) bySet.set(l.listenerSet[0]!, [...(bySet.get(l.listenerSet[0]!) ?? []), l]);
   for (const ls of bySet.values()) {
     const served = ls.filter(isServed).length;
     const conditions = served > 0 ? [accepted(`${served} of ${ls.length} listeners served`), programmed()] : notServed();
-    const views = ls.map((l) => book.listenerView(l.id, l.name, l.allowsHTTPRoute));
+    const views = ls.map((l) => report.listenerView(l.id, l.name, l.allowsHTTPRoute));
     for (const copy of ls[0]!.listenerSet!) {
-      book.setConditions(copy, conditions);
-      book.setListeners(copy, views);
+      report.setConditions(copy, conditions);
+      report.setListeners(copy, views);
     }
   }
   for (const r of rejected)
     for (const copy of r.copies)
-      book.setConditions(copy, [fails("Accepted", r.reason, r.message), fails("Programmed", REASON.Invalid, r.message)]);
+      report.setConditions(copy, [fails("Accepted", r.reason, r.message), fails("Programmed", REASON.Invalid, r.message)]);
 }
 
 /** Route parentRef kinds that name a ListenerSet. */

@@ -1,6 +1,6 @@
 /**
  * @module A listener the edge may serve: of a Gateway of the served class, or of a ListenerSet attached to
- * one. Plain data; what a controller writes about it (conditions, attached routes) is in the status book.
+ * one. Plain data; what a controller writes about it (conditions, attached routes) is in the status report.
  */
 import type { Manifest } from "../../gateway-api/manifest";
 import type { Protocol } from "../../table/route-table";

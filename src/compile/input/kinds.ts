@@ -4,9 +4,10 @@
  * Gateway API's Gateway and the core Service, and are left alone. A kind that the Gateway API groups do
  * not have (`HttpRoute`) is an error, as the API server would refuse it.
  */
+import type { CompileReport } from "../status/compile-report";
+import { REASON } from "../status/conditions";
 import { apiGroup, type Manifest } from "../../gateway-api/manifest";
 import { GATEWAY_GROUP, MCS_GROUP, X_GROUP } from "./api-groups";
-import type { Diagnostics } from "../status/diagnostics";
 
 const CORE = "";
 const DISCOVERY = "discovery.k8s.io";
@@ -72,7 +73,7 @@ function sameButCase(group: string, kind: string): string | undefined {
  * The objects kedge reads; the others are reported: an unknown kind of a Gateway API group (or one that
  * differs from a read kind only in case) is an error, any other kind an info that it is left alone.
  */
-export function readableObjects(manifests: Manifest[], diagnostics: Diagnostics): { read: Manifest[]; others: Manifest[] } {
+export function readableObjects(manifests: Manifest[], report: CompileReport): { read: Manifest[]; others: Manifest[] } {
   const read: Manifest[] = [];
   const others: Manifest[] = [];
   for (const m of manifests) {
@@ -86,19 +87,19 @@ export function readableObjects(manifests: Manifest[], diagnostics: Diagnostics)
     const groupName = group || "core (v1)";
     if (meant || GROUP_KINDS[group]) {
       const hint = meant ? ` (kinds are case-sensitive: did you mean ${meant}?)` : "";
-      diagnostics.invalidObject(m, "kind", "InvalidKind", `${groupName} has no kind ${m.kind}${hint}; the object is not read`);
+      report.invalidObject(m, "kind", REASON.InvalidKind, `${groupName} has no kind ${m.kind}${hint}; the object is not read`);
     } else if (READ_KINDS[m.kind]) {
       const groups = READ_KINDS[m.kind]!.map((g) => g || "core (v1)").join(" or ");
-      diagnostics.add(
+      report.tell(
         "info",
         m,
         "apiVersion",
-        "Ignored",
+        REASON.Ignored,
         `a ${m.kind} of ${groupName} is not the ${m.kind} kedge reads (${groups}); left alone`,
       );
     } else if (!isAttachedPolicy(m)) {
       // An attached policy is reported by what it targets (foreign-policies.ts).
-      diagnostics.add("info", m, undefined, "Ignored", `kind ${m.kind} of ${groupName} is not read by kedge`);
+      report.tell("info", m, undefined, REASON.Ignored, `kind ${m.kind} of ${groupName} is not read by kedge`);
     }
   }
   return { read, others };

@@ -6,11 +6,12 @@
  * error ("not enforced by kedge") that `--strict` refuses, unless kedge.yaml's spec.acknowledgedPolicies
  * accepts it on purpose (then a warning says it stays unenforced).
  */
+import type { CompileReport } from "../status/compile-report";
+import { REASON } from "../status/conditions";
 import { apiGroup, isJsonObject, type Manifest } from "../../gateway-api/manifest";
 import type { CompiledBackend } from "../../table/route-table";
 import { GATEWAY_GROUP, MCS_GROUP, X_GROUP } from "../input/api-groups";
 import type { CompositeBackends } from "../backends/composite-backends";
-import type { Diagnostics } from "../status/diagnostics";
 import type { AcknowledgedPolicy } from "../input/edge-config";
 import type { EdgeListener } from "../gateways/listener";
 import type { RouteDraft } from "../routes/http-routes";
@@ -75,7 +76,7 @@ export function reportForeignPolicies(
   others: Manifest[],
   served: ServedObjects,
   acknowledgedPolicies: AcknowledgedPolicy[],
-  diagnostics: Diagnostics,
+  report: CompileReport,
 ): void {
   for (const policy of others) {
     const hits = targetsOf(policy).flatMap((t) => {
@@ -87,29 +88,29 @@ export function reportForeignPolicies(
     });
     if (hits.length === 0) {
       if (isAttachedPolicy(policy))
-        diagnostics.add(
+        report.tell(
           "info",
           policy,
           undefined,
-          "Ignored",
+          REASON.Ignored,
           `${apiGroup(policy.apiVersion) || "core"} ${policy.kind} targets nothing this edge serves; left alone`,
         );
       continue;
     }
     const what = `${apiGroup(policy.apiVersion) || "core"} ${policy.kind} targets ${hits.join(", ")}, which this edge serves`;
     if (acknowledged(acknowledgedPolicies, policy)) {
-      diagnostics.warn(
+      report.warn(
         policy,
         "spec",
-        "NotEnforced",
+        REASON.NotEnforced,
         `${what}; it is not enforced by kedge (acknowledged in kedge.yaml spec.acknowledgedPolicies)`,
       );
       continue;
     }
-    diagnostics.error(
+    report.error(
       policy,
       "spec",
-      "NotEnforced",
+      REASON.NotEnforced,
       `${what}, but it is not enforced by kedge: requests reach the backends without it. Enforce it elsewhere (at the origin), or acknowledge it in kedge.yaml spec.acknowledgedPolicies`,
     );
   }

@@ -1,12 +1,12 @@
 /** @module The served GatewayClass, as its controller reports it: accepted, with the features it supports. */
+import type { CompileReport } from "../status/compile-report";
 import { accepted, holds, REASON } from "../status/conditions";
-import type { StatusBook } from "../status/status-book";
 import type { ResourceIndex } from "../input/resource-index";
 import { supportedFeatures } from "./features";
 
-export function reportGatewayClass(index: ResourceIndex, gatewayClassName: string, book: StatusBook): void {
+export function reportGatewayClass(index: ResourceIndex, gatewayClassName: string, report: CompileReport): void {
   for (const gatewayClass of index.all("GatewayClass").filter((c) => c.metadata.name === gatewayClassName)) {
-    book.setConditions(gatewayClass, [accepted("served by kedge at the edge"), holds("SupportedVersion", REASON.SupportedVersion)]);
-    book.setSupportedFeatures(gatewayClass, supportedFeatures());
+    report.setConditions(gatewayClass, [accepted("served by kedge at the edge"), holds("SupportedVersion", REASON.SupportedVersion)]);
+    report.setSupportedFeatures(gatewayClass, supportedFeatures());
   }
 }

@@ -3,11 +3,10 @@
  * dropped silently. Each gets, per parent, `Accepted=False NotAllowedByListeners` (the edge's listeners
  * support HTTPRoute only) with the reason a Worker cannot serve it, and an error in the report.
  */
+import type { CompileReport } from "../status/compile-report";
 import type { Manifest } from "../../gateway-api/manifest";
 import { GATEWAY_GROUP } from "../input/api-groups";
 import { fails, REASON } from "../status/conditions";
-import type { Diagnostics } from "../status/diagnostics";
-import type { StatusBook } from "../status/status-book";
 import type { EdgeListener } from "../gateways/listener";
 import type { ResourceIndex } from "../input/resource-index";
 import { type RouteSpec, specOf } from "../input/typed-objects";
@@ -46,16 +45,16 @@ function servedParents(
   });
 }
 
-export function reportUnservedRoutes(index: ResourceIndex, listeners: EdgeListener[], diagnostics: Diagnostics, book: StatusBook): void {
+export function reportUnservedRoutes(index: ResourceIndex, listeners: EdgeListener[], report: CompileReport): void {
   for (const kind of UNSERVED_KINDS) {
     const why = UNSERVED_ROUTE_KINDS[kind];
     for (const route of index.all(kind)) {
       const parents = servedParents(route, specOf(route, kind), listeners);
       if (parents.length === 0) continue;
       const message = `${kind} is not served at the edge: ${why}; only HTTPRoute is`;
-      diagnostics.error(route, "kind", REASON.NotAllowedByListeners, message);
-      book.noteParents(route);
-      for (const parentRef of parents) book.addParent(route, parentRef, [fails("Accepted", REASON.NotAllowedByListeners, message)]);
+      report.error(route, "kind", REASON.NotAllowedByListeners, message);
+      report.noteParents(route);
+      for (const parentRef of parents) report.addParent(route, parentRef, [fails("Accepted", REASON.NotAllowedByListeners, message)]);
     }
   }
 }

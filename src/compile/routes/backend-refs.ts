@@ -3,6 +3,7 @@
  * (backends/targets.ts). An unresolvable ref keeps its weight and answers 500 at the edge; the route gets
  * ResolvedRefs=False with the Gateway API reason.
  */
+import { REASON } from "../status/conditions";
 import type { CompiledBackendRef } from "../../table/route-table";
 import { type BackendContext, resolveTarget, type RouteScope } from "../backends/targets";
 import type { HTTPBackendRef } from "../input/typed-objects";
@@ -64,7 +65,7 @@ export function resolveBackendRefs(
       const gaps = resolved.missing.map((m) => `in cluster ${m.cluster}: ${m.why}`).join("; ");
       result.partial.push({
         field: `${here}.name`,
-        reason: "BackendNotFound",
+        reason: REASON.BackendNotFound,
         message: `${gaps}; this backendRef draws its endpoints from ${serving.join(", ")} only`,
       });
     }

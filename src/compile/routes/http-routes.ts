@@ -4,6 +4,7 @@
  * applied identically to several clusters is one route (namespace sameness) whose Service backendRefs
  * resolve in each of those clusters; a copy that differs from the oldest is reported and not served.
  */
+import type { CompileReport } from "../status/compile-report";
 
 import { hostnameProblem, intersectHostnames } from "../../gateway-api/hostname";
 import type { Manifest } from "../../gateway-api/manifest";
@@ -11,8 +12,7 @@ import type { CompiledBackendRef, CompiledFilter, CompiledRetry, CompiledSession
 import { GATEWAY_GROUP } from "../input/api-groups";
 import { type BackendContext, filterContext, resolveBackendRefs, type RouteScope } from "./backend-refs";
 import { accepted, fails, holds, REASON, resolved, unsupported } from "../status/conditions";
-import type { Condition, Diagnostics, ParentRefView } from "../status/diagnostics";
-import type { StatusBook } from "../status/status-book";
+import type { Condition, ParentRefView } from "../status/diagnostics";
 import { compileFilters } from "./filters";
 import { type EdgeListener, isServed } from "../gateways/listener";
 import { isListenerSetRef } from "../gateways/listener-sets";
@@ -52,6 +52,22 @@ export interface RouteDraft {
 }
 
 /**
+ * What a route's rules find that is told only once the route is known to be served (a route no listener takes
+ * has nothing to say of its rules): references that did not resolve (which its ResolvedRefs condition also
+ * names) and warnings. Told to the report once, in that order.
+ */
+class HeldFindings {
+  readonly unresolved: FieldProblem[] = [];
+  readonly warnings: FieldProblem[] = [];
+
+  tellInto(report: CompileReport, route: Manifest): void {
+    for (const u of this.unresolved)
+      report.error(route, u.field, u.reason, `${u.message}; ${u.effect ?? "requests for its share answer 500"}`);
+    for (const w of this.warnings) report.warn(route, w.field, w.reason, w.message);
+  }
+}
+
+/**
  * A rule's session persistence: its own `sessionPersistence` wins; otherwise the policy of its backends.
  * Backends whose policies disagree are reported, and the first backendRef's policy applies to the rule.
  */
@@ -61,7 +77,7 @@ function ruleSession(
   raw: HTTPRouteRule,
   index: number,
   refs: CompiledBackendRef[],
-  warnings: FieldProblem[],
+  held: HeldFindings,
 ): CompiledSession | undefined | FieldProblem {
   const at = `spec.rules[${index}]`;
   // No cluster in the scope: a served route is one per namespace/name (sameness), and sessions then
@@ -77,9 +93,9 @@ function ruleSession(
     });
     const taken = ctx.policies.claimSessionName(inline, sources);
     if (taken) {
-      warnings.push({
+      held.warnings.push({
         field: `${at}.sessionPersistence`,
-        reason: "Conflicted",
+        reason: REASON.Conflicted,
         message: `${taken}: one session name serves one backend, so this rule keeps no session persistence (name it differently)`,
       });
       return undefined;
@@ -94,9 +110,9 @@ function ruleSession(
   if (!first) return undefined;
   const other = applied.find((p) => !sameSettings(p.settings, first.settings));
   if (other) {
-    warnings.push({
+    held.warnings.push({
       field: `${at}.backendRefs`,
-      reason: "Conflicted",
+      reason: REASON.Conflicted,
       message: `backends of this rule carry different session persistence (${first.policy} and ${other.policy}); ${first.policy} applies to the whole rule`,
     });
   }
@@ -109,11 +125,17 @@ function compileRule(
   scope: RouteScope,
   rule: HTTPRouteRule,
   i: number,
-): { draft: RuleDraft; unresolved: FieldProblem[]; warnings: FieldProblem[] } | { problem: FieldProblem; matches?: MatchDraft[] } {
+  held: HeldFindings,
+): { draft: RuleDraft } | { problem: FieldProblem; matches?: MatchDraft[] } {
   const matches = compileMatches(rule.matches, `spec.rules[${i}].matches`);
   if (isProblem(matches)) return { problem: matches };
-  const rest = compileRuleBody(ctx, scope, rule, i, matches);
-  return isProblem(rest) ? { problem: rest, matches } : rest;
+  // A rule dropped keeps nothing it found: its problem is what is told of it.
+  const own = new HeldFindings();
+  const draft = compileRuleBody(ctx, scope, rule, i, matches, own);
+  if (isProblem(draft)) return { problem: draft, matches };
+  held.unresolved.push(...own.unresolved);
+  held.warnings.push(...own.warnings);
+  return { draft };
 }
 
 /** Everything of a rule after its matches: filters, backendRefs, timeouts, retry, session persistence. */
@@ -123,11 +145,10 @@ function compileRuleBody(
   rule: HTTPRouteRule,
   i: number,
   matches: MatchDraft[],
-): { draft: RuleDraft; unresolved: FieldProblem[]; warnings: FieldProblem[] } | FieldProblem {
+  held: HeldFindings,
+): RuleDraft | FieldProblem {
   const at = `spec.rules[${i}]`;
-  const unresolved: FieldProblem[] = [];
-  const warnings: FieldProblem[] = [];
-  const filters = compileFilters(rule.filters, `${at}.filters`, filterContext(ctx, scope, matches, unresolved, "rule"));
+  const filters = compileFilters(rule.filters, `${at}.filters`, filterContext(ctx, scope, matches, held.unresolved, "rule"));
   if (isProblem(filters)) return filters;
   const hasRedirect = filters.some((f) => f.type === "RequestRedirect");
   if (hasRedirect && (rule.backendRefs ?? []).length > 0) {
@@ -135,15 +156,15 @@ function compileRuleBody(
   }
   const refs = resolveBackendRefs(ctx, scope, rule.backendRefs, `${at}.backendRefs`, matches);
   if (refs.rejected) return refs.rejected;
-  unresolved.push(...refs.unresolved);
-  warnings.push(...refs.partial);
+  held.unresolved.push(...refs.unresolved);
+  held.warnings.push(...refs.partial);
   const timeouts = compileTimeouts(rule.timeouts, `${at}.timeouts`);
   if (isProblem(timeouts)) return timeouts;
   const retry = compileRetry(rule.retry, `${at}.retry`);
   if (isProblem(retry)) return retry;
-  const session = ruleSession(ctx, scope.route, rule, i, refs.refs, warnings);
+  const session = ruleSession(ctx, scope.route, rule, i, refs.refs, held);
   if (isProblem(session)) return session;
-  const draft: RuleDraft = {
+  return {
     index: i,
     matches,
     filters,
@@ -152,7 +173,6 @@ function compileRuleBody(
     ...(retry ? { retry } : {}),
     ...(session ? { session } : {}),
   };
-  return { draft, unresolved, warnings };
 }
 
 /**
@@ -164,14 +184,13 @@ function compileRuleBody(
 function compileRules(
   ctx: BackendContext,
   scope: RouteScope,
-): { rules: RuleDraft[]; dropped: DroppedRule[]; unresolved: FieldProblem[]; warnings: FieldProblem[] } | FieldProblem[] {
+): { rules: RuleDraft[]; dropped: DroppedRule[]; held: HeldFindings } | FieldProblem[] {
   const raw = specOf(scope.route, "HTTPRoute").rules ?? [{}];
   const rules: RuleDraft[] = [];
   const dropped: DroppedRule[] = [];
-  const unresolved: FieldProblem[] = [];
-  const warnings: FieldProblem[] = [];
+  const held = new HeldFindings();
   for (const [i, rule] of raw.entries()) {
-    const compiled = compileRule(ctx, scope, rule, i);
+    const compiled = compileRule(ctx, scope, rule, i, held);
     if ("problem" in compiled) {
       const { problem, matches } = compiled;
       dropped.push({ ...problem, index: i, answers500: matches !== undefined });
@@ -180,14 +199,12 @@ function compileRules(
       continue;
     }
     rules.push(compiled.draft);
-    unresolved.push(...compiled.unresolved);
-    warnings.push(...compiled.warnings);
   }
   if (dropped.length > 0 && rules.every((r) => r.invalid)) return dropped;
   // A CEL rule: 16 rules of 64 matches each pass the schema.
   if (rules.reduce((n, r) => n + r.matches.length, 0) > 128)
     return [unsupported("spec.rules", "a route may have at most 128 matches in total")];
-  return { rules, dropped, unresolved, warnings };
+  return { rules, dropped, held };
 }
 
 /** A rule left out of its route, and whether its (valid) matches stay to answer 500. */
@@ -246,7 +263,7 @@ function attachToParent(route: Manifest, parent: ParentReference, hostnames: str
       parentRef,
       attachments: [],
       condition: fails(
-        "Accepted",
+        REASON.Accepted,
         REASON.NoMatchingParent,
         `${parentName} has no served listener${section ? ` named ${section}` : ""}${port ? ` on port ${port}` : ""}`,
       ),
@@ -258,7 +275,7 @@ function attachToParent(route: Manifest, parent: ParentReference, hostnames: str
       parentRef,
       attachments: [],
       condition: fails(
-        "Accepted",
+        REASON.Accepted,
         REASON.NotAllowedByListeners,
         `listeners of ${parentName} do not allow HTTPRoutes from namespace ${route.metadata.namespace}`,
       ),
@@ -294,7 +311,7 @@ interface AttachedCopy {
 }
 
 /** How each copy attached; copies naming no Gateway of this edge are reported and left out. */
-function attachCopies(ctx: BackendContext, listeners: EdgeListener[], diagnostics: Diagnostics): Map<Manifest, AttachedCopy> {
+function attachCopies(ctx: BackendContext, listeners: EdgeListener[], report: CompileReport): Map<Manifest, AttachedCopy> {
   const attached = new Map<Manifest, AttachedCopy>();
   for (const route of ctx.index.all("HTTPRoute")) {
     const parents = gatewayParents(route);
@@ -305,10 +322,10 @@ function attachCopies(ctx: BackendContext, listeners: EdgeListener[], diagnostic
       continue;
     }
     const named = parents.map((p) => p.name).join(", ");
-    diagnostics.warn(
+    report.warn(
       route,
       "spec.parentRefs",
-      "NoMatchingParent",
+      REASON.NoMatchingParent,
       named
         ? `no Gateway of this edge named ${named} in cluster ${route.cluster}; route ignored`
         : "route has no Gateway parentRef; ignored",
@@ -318,11 +335,14 @@ function attachCopies(ctx: BackendContext, listeners: EdgeListener[], diagnostic
 }
 
 /** A copy that differs from the served (older) one: reported on each of its parents, not served. */
-function reportDiffering(copy: AttachedCopy, served: Manifest, field: string, diagnostics: Diagnostics, book: StatusBook) {
+function reportDiffering(copy: AttachedCopy, served: Manifest, field: string, report: CompileReport) {
   const message = `differs from the copy in cluster ${served.cluster} (older, served) at ${field}; this copy is not served`;
-  diagnostics.warn(copy.route, field, REASON.Conflicted, message);
-  book.noteParents(copy.route);
-  for (const o of copy.outcomes) book.addParent(copy.route, o.parentRef, [fails("Accepted", REASON.Conflicted, message), resolved()]);
+  report.conflictCopy(
+    copy.route,
+    copy.outcomes.map((o) => o.parentRef),
+    field,
+    message,
+  );
 }
 
 /** What a merged route's cluster-local backends (Service, XBackend) draw from: "Service shop/web:8080 from east, west". */
@@ -345,30 +365,29 @@ export function compileHTTPRoutes(
   ctx: BackendContext,
   listeners: EdgeListener[],
   clusterOrder: Map<string, number>,
-  diagnostics: Diagnostics,
-  book: StatusBook,
+  report: CompileReport,
 ): RouteDraft[] {
   const accepted: RouteDraft[] = [];
-  const attached = attachCopies(ctx, listeners, diagnostics);
+  const attached = attachCopies(ctx, listeners, report);
   for (const group of groupSameObjects([...attached.keys()], clusterOrder)) {
     const route = group.served;
-    for (const d of group.differing) reportDiffering(attached.get(d.copy)!, route, d.field, diagnostics, book);
+    for (const d of group.differing) reportDiffering(attached.get(d.copy)!, route, d.field, report);
     const copies = group.merged.map((m) => attached.get(m)!);
     const clusters = clustersOf(group);
-    for (const copy of copies) book.noteParents(copy.route);
+    for (const copy of copies) report.noteParents(copy.route);
     const hostnames = routeHostnames(route);
     const rules = isProblem(hostnames) ? [hostnames] : compileRules(ctx, { route, clusters });
     // A rejected route: not accepted, each problem named.
     if (Array.isArray(rules)) {
-      for (const problem of rules) diagnostics.error(route, problem.field, problem.reason, `${problem.message}; the route is not served`);
+      for (const problem of rules) report.error(route, problem.field, problem.reason, `${problem.message}; the route is not served`);
       const first = rules[0]!;
       for (const copy of copies)
         for (const o of copy.outcomes)
-          book.addParent(copy.route, o.parentRef, [fails("Accepted", first.reason, first.message), resolved()]);
+          report.addParent(copy.route, o.parentRef, [fails("Accepted", first.reason, first.message), resolved()]);
       continue;
     }
     for (const d of rules.dropped) {
-      diagnostics.error(
+      report.error(
         route,
         d.field,
         d.reason,
@@ -377,10 +396,11 @@ export function compileHTTPRoutes(
     }
     const partiallyInvalid =
       rules.dropped.length > 0 ? holds("PartiallyInvalid", REASON.UnsupportedValue, droppedRulesMessage(rules.dropped)) : null;
+    const { unresolved } = rules.held;
     const resolvedRefs =
-      rules.unresolved.length === 0
+      unresolved.length === 0
         ? resolved()
-        : fails("ResolvedRefs", rules.unresolved[0]?.reason ?? REASON.BackendNotFound, rules.unresolved.map((u) => u.message).join("; "));
+        : fails("ResolvedRefs", unresolved[0]?.reason ?? REASON.BackendNotFound, unresolved.map((u) => u.message).join("; "));
     const aggregate = clusters.length > 1 ? { clusters, backends: mergedBackends(ctx, rules.rules) } : undefined;
     const merged = aggregate ? [`one route across clusters ${clusters.join(", ")}`, ...aggregate.backends].join("; ") : "";
     const attachments = new Map<EdgeListener, Attachment>();
@@ -388,21 +408,21 @@ export function compileHTTPRoutes(
       for (const o of copy.outcomes) {
         const acceptedHere = o.condition.status === "True";
         // PartiallyInvalid is only ever True, and only beside an accepted parent.
-        const conditions = [acceptedHere && merged ? { ...o.condition, message: merged } : o.condition, resolvedRefs];
-        if (partiallyInvalid && acceptedHere) conditions.push(partiallyInvalid);
-        book.addParent(copy.route, o.parentRef, conditions);
-        if (!acceptedHere) diagnostics.error(copy.route, "spec.parentRefs", o.condition.reason, o.condition.message);
+        if (!acceptedHere) report.refuseParent(copy.route, o.parentRef, o.condition, [resolvedRefs]);
+        else
+          report.addParent(copy.route, o.parentRef, [
+            merged ? { ...o.condition, message: merged } : o.condition,
+            resolvedRefs,
+            ...(partiallyInvalid ? [partiallyInvalid] : []),
+          ]);
         // Identical copies attached to one merged Gateway attach once.
         for (const a of o.attachments) if (!attachments.has(a.listener)) attachments.set(a.listener, a);
       }
-      if (aggregate) book.setAggregate(copy.route, aggregate);
+      if (aggregate) report.setAggregate(copy.route, aggregate);
     }
     if (attachments.size === 0) continue;
-    for (const u of rules.unresolved) {
-      diagnostics.error(route, u.field, u.reason, `${u.message}; ${u.effect ?? "requests for its share answer 500"}`);
-    }
-    for (const w of rules.warnings) diagnostics.warn(route, w.field, w.reason, w.message);
-    for (const listener of attachments.keys()) book.attachRoute(listener.id);
+    rules.held.tellInto(report, route);
+    for (const listener of attachments.keys()) report.attachRoute(listener.id);
     accepted.push({ manifest: route, clusters, rules: rules.rules, attachments: [...attachments.values()] });
   }
   return accepted;

@@ -33,15 +33,40 @@ export const REASON = {
   InvalidCACertificateRef: "InvalidCACertificateRef",
   InvalidBackendTLSPolicy: "InvalidBackendTLSPolicy",
   InvalidClientCertificateRef: "InvalidClientCertificateRef",
+  // kedge's own, for what a Gateway API controller has no reason for.
+  /** A field the schema does not know (as `kubectl apply --validate=strict` refuses it). */
+  UnknownField: "UnknownField",
+  /** Another controller's object, or one kedge does not read: left alone. */
+  Ignored: "Ignored",
+  /** The same object twice in one cluster: the first is used. */
+  Duplicate: "Duplicate",
+  /** A Gateway copy that differs from the served one: served as its own cluster's. */
+  NotMerged: "NotMerged",
+  /** TLS at the edge is Cloudflare's: certificateRefs are not presented. */
+  EdgeCertificate: "EdgeCertificate",
+  /** A served backend with no endpoint that takes new requests. */
+  NoReadyEndpoints: "NoReadyEndpoints",
+  /** Another implementation's policy on something the edge serves: not enforced here. */
+  NotEnforced: "NotEnforced",
+  /** No Gateway of this edge's class: the edge serves nothing. */
+  NothingServed: "NothingServed",
+  /** An external backend reached without TLS. */
+  PlainHTTP: "PlainHTTP",
+  /** Where client certificates are verified (by Cloudflare, for the hostnames). */
+  ClientCertificates: "ClientCertificates",
+  /** A Gateway address of a type the edge does not use (an IP: Cloudflare owns those). */
+  UnsupportedAddress: "UnsupportedAddress",
+  /** Two Gateways take the same hosts on the same port: at the edge they share one address. */
+  GatewaysOverlap: "GatewaysOverlap",
 } as const;
 
 export type Reason = (typeof REASON)[keyof typeof REASON];
 
 /** A condition that holds. */
-export const holds = (type: string, reason: string, message = ""): Condition => ({ type, status: "True", reason, message });
+export const holds = (type: string, reason: Reason, message = ""): Condition => ({ type, status: "True", reason, message });
 
 /** A condition that does not hold, with why. */
-export const fails = (type: string, reason: string, message: string): Condition => ({ type, status: "False", reason, message });
+export const fails = (type: string, reason: Reason, message: string): Condition => ({ type, status: "False", reason, message });
 
 /** `Accepted=True Accepted`, with what the object does at the edge. */
 export const accepted = (message = ""): Condition => holds("Accepted", REASON.Accepted, message);

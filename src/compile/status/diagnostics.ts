@@ -1,9 +1,11 @@
 /**
- * @module Diagnostics: what the compiler says about each resource, in Gateway API terms.
- * Compile never throws on a user mistake; it records one of these and compiles the rest.
+ * @module What the compiler says about each resource, in Gateway API terms: the diagnostics the CLI prints and
+ * the statuses a controller writes (both told through compile-report.ts). Compile never throws on a user
+ * mistake; it records what it found and compiles the rest.
  */
-import { fieldSegments, type Position } from "../../gateway-api/locate";
+import type { Position } from "../../gateway-api/locate";
 import type { Manifest } from "../../gateway-api/manifest";
+import type { Reason } from "./conditions";
 
 export type Severity = "error" | "warning" | "info";
 
@@ -26,8 +28,8 @@ export interface Diagnostic {
   object: ObjectRef;
   /** JSON path inside the object, e.g. `spec.rules[0].backendRefs[1].name`. */
   field?: string;
-  /** The Gateway API reason (BackendNotFound, UnsupportedValue ...) or a kedge one. */
-  reason: string;
+  /** The Gateway API reason (BackendNotFound, UnsupportedValue ...) or a kedge one (conditions.ts). */
+  reason: Reason;
   message: string;
   /** Where `field` is in the object's file, when the file holds it (a defaulted field has no place). */
   position?: Position;
@@ -38,7 +40,7 @@ export interface Diagnostic {
 export interface Condition {
   type: string;
   status: "True" | "False" | "Unknown";
-  reason: string;
+  reason: Reason;
   message: string;
 }
 
@@ -94,35 +96,4 @@ export function objectRef(m: Manifest): ObjectRef {
     line: m.line,
     ...(m.metadata.generation !== undefined ? { generation: m.metadata.generation } : {}),
   };
-}
-
-/** Collects diagnostics during one compile. */
-export class Diagnostics {
-  readonly items: Diagnostic[] = [];
-
-  add(
-    severity: Severity,
-    m: Manifest | ObjectRef,
-    field: string | undefined,
-    reason: string,
-    message: string,
-    extra: Pick<Diagnostic, "invalidObject"> = {},
-  ): void {
-    const object = "metadata" in m ? objectRef(m) : m;
-    const position = field && "locate" in m && m.locate ? m.locate(fieldSegments(field)) : undefined;
-    this.items.push({ severity, object, field, reason, message, ...(position ? { position } : {}), ...extra });
-  }
-  error(m: Manifest | ObjectRef, field: string | undefined, reason: string, message: string): void {
-    this.add("error", m, field, reason, message);
-  }
-  /** An object that fails its schema, left out as the API server would have refused it. */
-  invalidObject(m: Manifest, field: string, reason: string, message: string): void {
-    this.add("error", m, field, reason, message, { invalidObject: true });
-  }
-  warn(m: Manifest | ObjectRef, field: string | undefined, reason: string, message: string): void {
-    this.add("warning", m, field, reason, message);
-  }
-  get errorCount(): number {
-    return this.items.filter((d) => d.severity === "error").length;
-  }
 }

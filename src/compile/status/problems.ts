@@ -3,10 +3,11 @@
  * reason and why. The stage that owns the object turns it into a diagnostic and a condition.
  */
 import { isJsonObject } from "../../gateway-api/manifest";
+import type { Reason } from "./conditions";
 
 export interface FieldProblem {
   field: string;
-  reason: string;
+  reason: Reason;
   message: string;
   /** What the problem does at the edge, said after the message in diagnostics (e.g. "the mirror is left out"). */
   effect?: string;

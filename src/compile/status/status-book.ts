@@ -6,7 +6,7 @@
  * Gateway API controller writes each object's status once per reconcile.
  */
 import type { Manifest } from "../../gateway-api/manifest";
-import { accepted, fails, holds, programmed, REASON, resolved } from "./conditions";
+import { accepted, fails, holds, programmed, type Reason, REASON, resolved } from "./conditions";
 import { type Condition, type ObjectRef, objectRef, type ParentRefView, type ResourceStatus } from "./diagnostics";
 
 /** What a status is about: a manifest, or an object already named. */
@@ -124,7 +124,7 @@ export class StatusBook {
   }
 
   /** A listener that cannot be served, and why. */
-  rejectListener(id: string, reason: string, message: string): void {
+  rejectListener(id: string, reason: Reason, message: string): void {
     this.listenerState(id).conditions = [fails("Accepted", reason, message), fails("Programmed", REASON.Invalid, message)];
   }
 

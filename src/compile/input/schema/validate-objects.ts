@@ -5,11 +5,11 @@
  * path and where it is (file:line:col); an object with any is left out, as the API server would refuse
  * it, and the rest of the config is served. What passes has the shape the translators expect.
  */
+import type { CompileReport } from "../../status/compile-report";
 import { apiGroup, isJsonObject, type Manifest } from "../../../gateway-api/manifest";
 import { GATEWAY_GROUP, X_GROUP } from "../api-groups";
 import { fails, REASON, resolved } from "../../status/conditions";
-import type { Condition, Diagnostics } from "../../status/diagnostics";
-import type { StatusBook } from "../../status/status-book";
+import type { Condition } from "../../status/diagnostics";
 import { GATEWAY_API_RELEASE, gatewayApiProblems, knownVersions } from "./gateway-api";
 import { kedgeSchemaOf } from "./kedge-schemas";
 import { fieldPathText, type SchemaProblem, validate } from "../../../table/structural-schema";
@@ -45,30 +45,25 @@ export function objectProblems(m: Manifest): SchemaProblem[] {
 export type OthersParent = (route: Manifest, parentRef: Record<string, unknown>) => boolean;
 
 /** The status of a refused object: per parent of this edge for a route, else its own conditions. */
-function reportRefused(m: Manifest, condition: Condition, book: StatusBook, othersParent: OthersParent): void {
+function reportRefused(m: Manifest, condition: Condition, report: CompileReport, othersParent: OthersParent): void {
   const parents =
     ROUTE_KINDS.has(m.kind) && Array.isArray(m.raw.spec && (m.raw.spec as { parentRefs?: unknown }).parentRefs)
       ? (m.raw.spec as { parentRefs: unknown[] }).parentRefs.filter(isJsonObject).filter((p) => !othersParent(m, p))
       : null;
-  if (!parents || parents.length === 0) return book.setConditions(m, [condition]);
-  book.noteParents(m);
+  if (!parents || parents.length === 0) return report.setConditions(m, [condition]);
+  report.noteParents(m);
   for (const p of parents) {
     const parentRef = {
       namespace: typeof p.namespace === "string" ? p.namespace : m.metadata.namespace,
       name: String(p.name),
       ...(typeof p.sectionName === "string" ? { sectionName: p.sectionName } : {}),
     };
-    book.addParent(m, parentRef, [condition, resolved()]);
+    report.addParent(m, parentRef, [condition, resolved()]);
   }
 }
 
 /** Checks every object; returns those that pass (the status of each one left out goes to the book). */
-export function validateObjects(
-  manifests: Manifest[],
-  diagnostics: Diagnostics,
-  book: StatusBook,
-  othersParent: OthersParent = () => false,
-): Manifest[] {
+export function validateObjects(manifests: Manifest[], report: CompileReport, othersParent: OthersParent = () => false): Manifest[] {
   const valid: Manifest[] = [];
   for (const m of manifests) {
     const problems = objectProblems(m);
@@ -80,11 +75,11 @@ export function validateObjects(
       const field = fieldPathText(p.path);
       // An unknown field as kubectl's strict field validation words it; a bad value says what it must be.
       const message = p.reason === "UnknownField" ? `unknown field "${field}"${p.message.slice("unknown field".length)}` : p.message;
-      diagnostics.invalidObject(m, field, p.reason, `${message}; the ${ROUTE_KINDS.has(m.kind) ? "route" : "object"} is not served`);
+      report.invalidObject(m, field, p.reason, `${message}; the ${ROUTE_KINDS.has(m.kind) ? "route" : "object"} is not served`);
     }
     const first = problems[0]!;
     const summary = `${fieldPathText(first.path)}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ""}`;
-    reportRefused(m, fails("Accepted", REASON.UnsupportedValue, `invalid object: ${summary}`), book, othersParent);
+    reportRefused(m, fails("Accepted", REASON.UnsupportedValue, `invalid object: ${summary}`), report, othersParent);
   }
   return valid;
 }
