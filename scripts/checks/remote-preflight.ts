@@ -9,7 +9,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { readWranglerFacts } from "../config/wrangler-config";
 import type { StoreTarget } from "../store/open-store";
-import { UserError } from "../cli/user-error";
+import { UserError } from "../lib/user-error";
 
 const NAMESPACE_ID = /^[0-9a-f]{32}$/i;
 

@@ -16,7 +16,7 @@ import { networkBindingProblems } from "../checks/network-bindings";
 import type { StoreTarget } from "../store/open-store";
 import { count, errorCount, formatReport } from "../report/report";
 import { describeUnreachable, type UnreachableEndpoints, unreachableEndpoints } from "../checks/unreachable-endpoints";
-import { UserError } from "./user-error";
+import { UserError } from "../lib/user-error";
 import { writeStatusFiles } from "../report/write-status";
 
 /** What a sync reports of a compile, as -o json prints it. */

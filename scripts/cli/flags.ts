@@ -6,7 +6,7 @@ import { parseDuration } from "../../src/gateway-api/duration";
 import { DEFAULT_SHARD_BYTES, KV_VALUE_LIMIT_BYTES } from "../../src/table/kv-keys";
 import { findWranglerConfig } from "../config/wrangler-config";
 import type { StoreTarget } from "../store/open-store";
-import { UserError } from "./user-error";
+import { UserError } from "../lib/user-error";
 import type { Flag, OutputFormat } from "./command";
 
 /** Which edge a command reads or writes: the config folder, and local state or the remote KV namespace. */

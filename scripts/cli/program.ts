@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { packageVersion } from "../lib/package-files";
-import { UserError } from "./user-error";
+import { UserError } from "../lib/user-error";
 import { EXIT, type ExitCode, type OutputFormat } from "./command";
 import { type CliIO, commandIO, commandOf } from "./command-line";
 import { COMMANDS } from "./commands";

@@ -8,7 +8,7 @@ import type { Manifest } from "../../src/gateway-api/manifest";
 import { ManifestSyntaxError, parseManifestFile, type SkippedDocument } from "../../src/gateway-api/parse-manifests";
 import type { LiveCluster } from "../kube/read-cluster";
 import { packageRoot } from "../lib/package-files";
-import { UserError } from "../cli/user-error";
+import { UserError } from "../lib/user-error";
 
 export interface LoadedConfig {
   edge: EdgeConfig;

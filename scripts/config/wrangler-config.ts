@@ -10,7 +10,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "smol-toml";
-import { UserError } from "../cli/user-error";
+import { UserError } from "../lib/user-error";
 import { parseJsonc } from "./jsonc";
 
 export const ROUTES_BINDING = "ROUTES";

@@ -8,7 +8,7 @@ import type { EdgeConfig } from "../../src/compile/input/edge-config";
 import type { RouteTable } from "../../src/table/route-table";
 import { type NetworkAddresses, networkEndpoints } from "./network-stand-in";
 import { type Origin, type OriginIdentity, startOrigin } from "./origin-server";
-import { UserError } from "../cli/user-error";
+import { UserError } from "../lib/user-error";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 /** How long a connection to a taken port may take to be accepted before it counts as nobody listening. */

@@ -8,7 +8,9 @@ import { type ClientRequest, request as httpRequest, type IncomingMessage } from
 import { request as httpsRequest, type RequestOptions } from "node:https";
 import { KubeConfig } from "@kubernetes/client-node";
 import type { ClusterSettings } from "../../src/compile/input/edge-config";
-import { UserError } from "../cli/user-error";
+import { UserError } from "../lib/user-error";
+import { jsonOrNull } from "../lib/json";
+import { STATUS } from "./api-answers";
 
 const TIMEOUT_MS = 15_000;
 /** TCP keepalive probes on every connection: a watch on a peer that vanished ends in minutes, not never. */
@@ -21,11 +23,7 @@ export interface ApiAnswer {
 
 /** What a Status body (the API's error answer) says, or the body itself. */
 export function statusMessage(answer: ApiAnswer): string {
-  try {
-    return (JSON.parse(answer.body) as { message?: string }).message ?? answer.body;
-  } catch {
-    return answer.body;
-  }
+  return jsonOrNull(answer.body, STATUS)?.message ?? answer.body;
 }
 
 /** The cluster's API cannot be reached (refused, reset, timed out): a snapshot may stand in for it. */

@@ -16,13 +16,10 @@ import { ApiUnreachable, KubeApi } from "./api-client";
 import { discoverListings, type Listing } from "./discovery";
 import type { SkippedDocument } from "../../src/gateway-api/parse-manifests";
 import { type ClusterObjects, isRefusal, listListing, objectsOf, readable } from "./read-cluster";
+import { jsonOf } from "../lib/json";
+import { OBJECT_LIST, type WatchEvent, WATCH_EVENT } from "./api-answers";
 
 type Json = Record<string, unknown>;
-
-interface WatchEvent {
-  type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
-  object: Json & { metadata?: { name?: string; namespace?: string; resourceVersion?: string }; code?: number };
-}
 
 /** What a watch delivers past one listing: its objects by namespace/name, and where the watch resumes. */
 interface ListingState {
@@ -135,10 +132,10 @@ export class ClusterWatch {
       return;
     }
     if (answer.status === 404) throw new Rediscover(`${listing.path} is gone`);
-    const body = JSON.parse(answer.body) as Json;
+    const body = jsonOf(answer.body, OBJECT_LIST, `${listing.path}: the list`);
     const objects = new Map<string, Json>();
-    for (const item of (body.items as WatchEvent["object"][] | undefined) ?? []) objects.set(keyOf(item), item);
-    const resourceVersion = String((body.metadata as Json | undefined)?.resourceVersion ?? "");
+    for (const item of body.items ?? []) objects.set(keyOf(item), item);
+    const resourceVersion = body.metadata?.resourceVersion ?? "";
     const before = this.states.get(listing.path);
     this.states.set(listing.path, { listing, resourceVersion, objects });
     const same =
@@ -228,7 +225,7 @@ export class ClusterWatch {
         .stream(
           `${listing.path}?${query}`,
           (line) => {
-            const event = JSON.parse(line) as WatchEvent;
+            const event = jsonOf(line, WATCH_EVENT, `${listing.path}: a watch event`);
             // 410 Gone (compacted past our version) or any other error: the watch is over; list again.
             if (event.type === "ERROR") {
               relist = true;

@@ -8,6 +8,8 @@
 import { GATEWAY_GROUP, X_GROUP } from "../../src/compile/input/api-groups";
 import { READ_KINDS } from "../../src/compile/input/kinds";
 import type { ApiAnswer } from "./api-client";
+import { jsonOf } from "../lib/json";
+import { API_GROUP_LIST, API_RESOURCE_LIST } from "./api-answers";
 
 /** One resource of the API: where its collection is, and which kind it holds. */
 export interface Listing {
@@ -56,7 +58,7 @@ export async function discoverListings(ask: (path: string) => Promise<ApiAnswer>
     const base = group === "" ? `/api/${version}` : `/apis/${group}/${version}`;
     const answer = await ask(base);
     if (answer.status === 404) return;
-    const list = JSON.parse(answer.body) as { resources?: { name: string; kind: string; namespaced?: boolean }[] };
+    const list = jsonOf(answer.body, API_RESOURCE_LIST, `${base}: the resources served`);
     for (const r of list.resources ?? []) {
       if (r.name.includes("/")) continue;
       const read = wanted.get(group)?.has(r.kind) === true;
@@ -73,7 +75,7 @@ export async function discoverListings(ask: (path: string) => Promise<ApiAnswer>
     }
   };
   await resourcesAt("", "v1");
-  const groups = JSON.parse((await ask("/apis")).body) as { groups?: { name: string; preferredVersion?: { version: string } }[] };
+  const groups = jsonOf((await ask("/apis")).body, API_GROUP_LIST, "/apis: the groups served");
   for (const group of groups.groups ?? [])
     if (group.preferredVersion && (wanted.has(group.name) || mayHoldOthersPolicies(group.name)))
       await resourcesAt(group.name, group.preferredVersion.version);

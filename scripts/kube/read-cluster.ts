@@ -11,7 +11,7 @@ import type { ClusterSettings } from "../../src/compile/input/edge-config";
 import { isAttachedPolicy } from "../../src/compile/input/kinds";
 import type { Manifest } from "../../src/gateway-api/manifest";
 import { parseManifestFile, type SkippedDocument } from "../../src/gateway-api/parse-manifests";
-import { UserError } from "../cli/user-error";
+import { UserError } from "../lib/user-error";
 import { type ApiAnswer, ApiUnreachable, KubeApi, statusMessage } from "./api-client";
 import { discoverListings, type Listing } from "./discovery";
 

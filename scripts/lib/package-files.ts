@@ -7,20 +7,27 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { UserError } from "../cli/user-error";
+import { UserError } from "./user-error";
+import { jsonOf, jsonOrNull } from "./json";
+import { obj, opt, str } from "../../src/table/structural-schema";
+
+/** What kedge reads of a package.json. */
+const PACKAGE_JSON = obj<{ name?: string; version?: string }>({ name: opt(str()), version: opt(str()) }, { open: true });
 
 /** The folder holding kedge's package.json, found upward from `from` (this module's folder, or the bundle's). */
 export function packageRoot(from = import.meta.dirname): string {
   for (let dir = from; ; dir = dirname(dir)) {
     const manifest = join(dir, "package.json");
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, "utf8")) as { name?: string }).name === "kedge") return dir;
+    if (existsSync(manifest) && jsonOrNull(readFileSync(manifest, "utf8"), PACKAGE_JSON)?.name === "kedge") return dir;
     if (dirname(dir) === dir) throw new Error(`no kedge package.json above ${from}`);
   }
 }
 
 /** kedge's version, from its package.json. */
-export const packageVersion = (): string =>
-  (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
+export const packageVersion = (): string => {
+  const manifest = join(packageRoot(), "package.json");
+  return jsonOf(readFileSync(manifest, "utf8"), PACKAGE_JSON, manifest).version ?? "0.0.0";
+};
 
 /** Whether kedge runs from its built package (dist/) rather than from this repository's sources. */
 export const fromPackage = (): boolean =>

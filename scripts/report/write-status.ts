@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import type { ResourceStatus } from "../../src/compile/status/diagnostics";
 import { statusDocument, transitionTime } from "../kube/status/document";
-import { UserError } from "../cli/user-error";
+import { UserError } from "../lib/user-error";
 
 /** Writes `<dir>/<cluster>/<kind>-<namespace>-<name>.yaml` for every status; returns the files written. */
 export function writeStatusFiles(dir: string, statuses: ResourceStatus[], controller?: string, now = new Date()): string[] {

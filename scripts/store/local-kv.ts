@@ -9,7 +9,9 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolvePeer } from "../lib/package-files";
 import { type KvStore, oneByOne } from "./kv-store";
-import { StorageError, UserError } from "../cli/user-error";
+import { StorageError, UserError } from "../lib/user-error";
+import { jsonOf } from "../lib/json";
+import { list, str } from "../../src/table/structural-schema";
 
 const HOST = fileURLToPath(new URL("./local-kv-host.mjs", import.meta.url));
 /** How long close() lets the host wind down (dispose workerd, exit) before killing it. */
@@ -126,7 +128,7 @@ export async function openLocalKv(persistTo: string, namespaceId: string, abando
       await call("delete", key);
     },
     async list(prefix) {
-      return JSON.parse((await call("list", prefix)) ?? "[]") as string[];
+      return jsonOf((await call("list", prefix)) ?? "[]", list(str()), "the local KV host's key list");
     },
     async close() {
       closing = true;

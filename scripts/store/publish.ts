@@ -9,7 +9,7 @@ import { parseRouteTable, parseStoredTable, parseTableHistory, parseTablePointer
 import { isSharded, type RouteTable, type StoredTable, type TableHistoryEntry, type TablePointer } from "../../src/table/route-table";
 import type { KvStore } from "./kv-store";
 import { type LeaseOptions, takeLease } from "./push-lease";
-import { StorageError, UserError } from "../cli/user-error";
+import { StorageError, UserError } from "../lib/user-error";
 
 export interface PushOutcome {
   changed: boolean;

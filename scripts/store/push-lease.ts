@@ -12,7 +12,9 @@
 import { hostname, userInfo } from "node:os";
 import { KV_KEYS } from "../../src/table/kv-keys";
 import type { KvStore } from "./kv-store";
-import { UserError } from "../cli/user-error";
+import { UserError } from "../lib/user-error";
+import { jsonOrNull } from "../lib/json";
+import { int, obj, str } from "../../src/table/structural-schema";
 
 /** How long a lease holds: longer than a push of the largest table takes. */
 export const LEASE_MS = 10 * 60_000;
@@ -62,15 +64,10 @@ export function pushHolder(): string {
   return `${user}@${hostname()} pid ${process.pid}${ci}`;
 }
 
-function parseLease(text: string | null): Lease | null {
-  if (text === null) return null;
-  try {
-    const value = JSON.parse(text) as Partial<Lease>;
-    return typeof value.owner === "string" && typeof value.expiresAt === "string" ? (value as Lease) : null;
-  } catch {
-    return null; // unreadable: holds nothing
-  }
-}
+const LEASE = obj<Lease>({ owner: str(), holder: str(), host: str(), pid: int(), startedAt: str(), expiresAt: str() });
+
+/** The lease a value holds; an unreadable one holds nothing. */
+const parseLease = (text: string | null): Lease | null => (text === null ? null : jsonOrNull(text, LEASE));
 
 const describe = (l: Lease) => `${l.holder} (since ${l.startedAt}, lease until ${l.expiresAt})`;
 
@@ -92,15 +89,14 @@ export async function takeLease(kv: KvStore, name: string, options: LeaseOptions
   const key = KV_KEYS.lease(name);
   const owner = crypto.randomUUID();
   const startedAt = new Date(now()).toISOString();
-  const ours = (): string =>
-    JSON.stringify({
-      owner,
-      holder: pushHolder(),
-      host: hostname(),
-      pid: process.pid,
-      startedAt,
-      expiresAt: new Date(now() + LEASE_MS).toISOString(),
-    } satisfies Lease);
+  const ours = (): Lease => ({
+    owner,
+    holder: pushHolder(),
+    host: hostname(),
+    pid: process.pid,
+    startedAt,
+    expiresAt: new Date(now() + LEASE_MS).toISOString(),
+  });
   const deadline = now() + options.waitMs;
   const readWith = options.readWith ?? [];
   let told = false;
@@ -111,11 +107,11 @@ export async function takeLease(kv: KvStore, name: string, options: LeaseOptions
     const other = held && held.owner !== owner && Date.parse(held.expiresAt) > now() && !died(held) ? held : null;
     if (!other) {
       const lease = ours();
-      await kv.put(key, lease);
+      await kv.put(key, JSON.stringify(lease));
       const [check, ...rest] = await kv.getMany([key, ...readWith]);
       if (parseLease(check ?? null)?.owner === owner) {
         values = rest;
-        expiresAt = Date.parse((JSON.parse(lease) as Lease).expiresAt);
+        expiresAt = Date.parse(lease.expiresAt);
         break;
       }
       continue; // another push wrote after us: its lease stands, ours does not

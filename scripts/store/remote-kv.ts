@@ -9,7 +9,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolvePeer } from "../lib/package-files";
 import type { KvStore } from "./kv-store";
-import { StorageError } from "../cli/user-error";
+import { StorageError } from "../lib/user-error";
+import { jsonOf } from "../lib/json";
+import { any, list, map, obj, str } from "../../src/table/structural-schema";
+
+/** `wrangler kv bulk get` prints `{ key: value }` (the API) or `{ key: { value } }` (local mode). */
+const BULK_GET = map(any());
+/** `wrangler kv key list` prints the keys with their metadata. */
+const KEY_LIST = list(obj<{ name: string }>({ name: str() }, { open: true }));
 
 /** The project's wrangler, run with this Node (what `npx wrangler` finds, without npx's start-up per call). */
 let wranglerBin: string | undefined;
@@ -42,10 +49,10 @@ function batchesBySize(entries: [string, string][], maxBytes: number): [string, 
  */
 export function bulkGetValues(stdout: string, keys: string[]): (string | null)[] {
   const json = stdout.slice(stdout.indexOf("{"), stdout.lastIndexOf("}") + 1);
-  const values = JSON.parse(json) as Record<string, unknown>;
+  const values = jsonOf(json, BULK_GET, "wrangler kv bulk get");
   return keys.map((key) => {
     const v = values[key];
-    const value = typeof v === "object" && v !== null ? (v as { value?: unknown }).value : v;
+    const value = typeof v === "object" && v !== null && "value" in v ? v.value : v;
     return typeof value === "string" ? value : null;
   });
 }
@@ -163,7 +170,7 @@ export function openRemoteKv(
       const run = await wrangler(["kv", "key", "list", "--prefix", prefix, ...common]);
       if (run.code !== 0) fail(`kv key list --prefix ${prefix}`, run);
       const json = run.stdout.slice(run.stdout.indexOf("["), run.stdout.lastIndexOf("]") + 1);
-      const keys = JSON.parse(json || "[]") as { name: string }[];
+      const keys = jsonOf(json || "[]", KEY_LIST, "wrangler kv key list");
       return keys.map((k) => k.name).sort();
     },
     async close() {

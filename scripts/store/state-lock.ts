@@ -8,7 +8,9 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
-import { UserError } from "../cli/user-error";
+import { UserError } from "../lib/user-error";
+import { jsonOrNull } from "../lib/json";
+import { int, obj, str } from "../../src/table/structural-schema";
 
 export const LOCK_FILE = "kedge-push.lock";
 
@@ -18,6 +20,7 @@ interface Holder {
   command: string;
   startedAt: string;
 }
+const HOLDER = obj<Holder>({ pid: int(), host: str(), command: str(), startedAt: str() });
 
 export interface StateLock {
   release(): void;
@@ -42,8 +45,7 @@ const alive = (pid: number): boolean => {
 
 function readHolder(path: string): Holder | null {
   try {
-    const value = JSON.parse(readFileSync(path, "utf8")) as Partial<Holder>;
-    return typeof value.pid === "number" && typeof value.host === "string" ? (value as Holder) : null;
+    return jsonOrNull(readFileSync(path, "utf8"), HOLDER);
   } catch {
     return null; // gone meanwhile, or being written
   }

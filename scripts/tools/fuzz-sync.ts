@@ -17,7 +17,7 @@ import { runCli } from "../cli/program";
 import { loadConfig } from "../config/load-config";
 import { openLocalKv } from "../store/local-kv";
 import { planOrRefuse } from "../cli/compile-for-edge";
-import { UserError } from "../cli/user-error";
+import { UserError } from "../lib/user-error";
 
 process.env.WRANGLER_SEND_METRICS ??= "false";
 

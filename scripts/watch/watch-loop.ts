@@ -23,7 +23,7 @@ import type { StoreOpenedAhead, StoreTarget } from "../store/open-store";
 import { largeDrop } from "../checks/large-drop";
 import { PUSH_WAIT_MS, pushTable, readCurrentTable } from "../store/publish";
 import { errorCount } from "../report/report";
-import { UserError } from "../cli/user-error";
+import { UserError } from "../lib/user-error";
 
 export interface WatchSettings {
   configDir: string;

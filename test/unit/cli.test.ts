@@ -7,7 +7,7 @@ import { parse as parseYaml } from "yaml";
 import { type SyncOptions, syncCommand } from "../../scripts/cli/commands/sync";
 import { PACKAGE_VERSION, parseOptions, runCli } from "../../scripts/cli/program";
 import { COMMANDS } from "../../scripts/cli/commands";
-import { UserError } from "../../scripts/cli/user-error";
+import { UserError } from "../../scripts/lib/user-error";
 
 async function kedge(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, it } from "vitest";
 import { loadConfig } from "../../scripts/config/load-config";
-import { UserError } from "../../scripts/cli/user-error";
+import { UserError } from "../../scripts/lib/user-error";
 import { aliasBomb, edgeConfig, service } from "../support/manifests";
 
 /** A config folder with kedge.yaml and an empty clusters/c1, and a sibling folder outside it. */

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { diffTables } from "../../scripts/report/diff-tables";
 import { planOrRefuse } from "../../scripts/cli/compile-for-edge";
-import { UserError } from "../../scripts/cli/user-error";
+import { UserError } from "../../scripts/lib/user-error";
 import { joinShards, planStorage } from "../../src/table/shard-table";
 import { matchRequest, type RequestFacts, type RouteMatch } from "../../src/routing/match-request";
 import { prepareTable } from "../../src/routing/prepared-table";

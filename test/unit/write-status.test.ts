@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { UserError } from "../../scripts/cli/user-error";
+import { UserError } from "../../scripts/lib/user-error";
 import { writeStatusFiles } from "../../scripts/report/write-status";
 import { compileYaml } from "../support/compile-fixture";
 import { XBACKEND_EDGE, XBACKEND_ROUTE } from "../support/xbackend-route";

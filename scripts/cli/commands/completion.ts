@@ -2,7 +2,7 @@
  * @module `kedge completion bash|zsh|fish`: a shell completion script made from the commands' own
  * declarations (their names, summaries and flags), so it never lists a flag a command does not take.
  */
-import { UserError } from "../user-error";
+import { UserError } from "../../lib/user-error";
 import { command, EXIT, type KedgeCommand } from "../command";
 
 const SHELLS = ["bash", "zsh", "fish"] as const;

@@ -14,7 +14,7 @@ import { localSessionKey } from "../../dev/local-session-key";
 import { fromPackage } from "../../lib/package-files";
 import type { Origin } from "../../dev/origin-server";
 import { loadConfig, withLiveClusters } from "../../config/load-config";
-import { UserError } from "../user-error";
+import { UserError } from "../../lib/user-error";
 import { command, type CommandIO, EXIT, type Flag } from "../command";
 import { parsePort, wranglerConfigOf } from "../flags";
 import { render } from "../render";

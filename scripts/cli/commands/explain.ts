@@ -17,7 +17,7 @@ import { servedHostnames } from "../../checks/deployment-checks";
 import { loadConfig, withLiveClusters } from "../../config/load-config";
 import { type StoreTarget, withStore } from "../../store/open-store";
 import { readCurrentTable } from "../../store/publish";
-import { UserError } from "../user-error";
+import { UserError } from "../../lib/user-error";
 import { command, EXIT, type Flag } from "../command";
 import { OUTPUT_FLAGS, type OutputOptions, parsePort, storeTarget, TARGET_FLAGS, type TargetOptions } from "../flags";
 

@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fromPackage, packageRoot } from "../../lib/package-files";
-import { UserError } from "../user-error";
+import { UserError } from "../../lib/user-error";
 import { command, EXIT } from "../command";
 
 interface InitOptions {

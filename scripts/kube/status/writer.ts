@@ -13,6 +13,8 @@ import { apiGroup, isJsonObject, type Manifest } from "../../../src/gateway-api/
 import { type ApiAnswer, ApiUnreachable, type KubeApi, statusMessage } from "../api-client";
 import { type Listing, objectPath } from "../discovery";
 import { changesStatus, namesController, statusDocument, transitionTime } from "./document";
+import { jsonOf } from "../../lib/json";
+import { STATUS_HOLDER } from "../api-answers";
 
 /** How many times a write that raced another writer is read, merged and tried again. */
 const CONFLICT_TRIES = 5;
@@ -54,7 +56,7 @@ async function writeOne({ api, at, controller }: WriteContext, listing: Listing,
     const current = await api.request("GET", path);
     if (current.status === 404) return { skipped: "deleted since it was read" };
     if (current.status !== 200) return { failed: refusal(current, listing, "read") };
-    const object = JSON.parse(current.body) as { metadata?: { resourceVersion?: string }; spec?: Json; status?: Json };
+    const object = jsonOf(current.body, STATUS_HOLDER, `${path}: the object`);
     if (s.object.kind === "GatewayClass" && object.spec?.controllerName !== controller)
       return {
         skipped: `its controllerName is ${JSON.stringify(object.spec?.controllerName)}, not ${controller}: its status is that controller's`,
