@@ -2,6 +2,7 @@
  * @module Weighted choice of a rule's backendRef (route level). The endpoint inside the chosen backend
  * is chosen apart (endpoint-pool.ts, backend level), as GEP-1282 asks.
  */
+import { REASON } from "../table/reasons";
 import type { CompiledBackendRef } from "../table/route-table";
 import type { PreparedBackend, PreparedTable } from "./prepared-table";
 import { pickWeighted } from "./weighted-choice";
@@ -20,6 +21,6 @@ export function pickBackend(prepared: PreparedTable, ruleIndex: number, random: 
   const ref = rule.backendRefs[refIndex];
   if (!ref) return { kind: "none" };
   const backend = ref.backend ? prepared.backends.get(ref.backend) : undefined;
-  if (!backend) return { kind: "invalid", ref, reason: ref.invalid?.reason ?? "BackendNotFound" };
+  if (!backend) return { kind: "invalid", ref, reason: ref.invalid?.reason ?? REASON.BackendNotFound };
   return { kind: "backend", ref, refIndex, backend };
 }

@@ -10,6 +10,7 @@
  * and allocates nothing on the way (a table has a lot of fields). `conforms` is the type guard both use:
  * a value that passes is its schema's type, with no cast at the caller.
  */
+import { REASON } from "./reasons";
 
 declare const VALUE: unique symbol;
 
@@ -60,7 +61,7 @@ export type FieldPath = readonly (string | number)[];
 
 export interface SchemaProblem {
   path: FieldPath;
-  reason: "UnknownField" | "UnsupportedValue";
+  reason: typeof REASON.UnknownField | typeof REASON.UnsupportedValue;
   message: string;
 }
 
@@ -179,7 +180,7 @@ const shown = (v: unknown): string => (typeof v === "object" && v !== null ? typ
 
 /** Appends every problem of `value` against `schema` (at `path`) to `problems`. */
 export function validate(value: unknown, schema: Schema, path: FieldPath, problems: SchemaProblem[]): void {
-  const fail = (message: string) => problems.push({ path, reason: "UnsupportedValue", message });
+  const fail = (message: string) => problems.push({ path, reason: REASON.UnsupportedValue, message });
   switch (schema.kind) {
     case "any":
       return;
@@ -187,7 +188,7 @@ export function validate(value: unknown, schema: Schema, path: FieldPath, proble
       if (typeof value !== "object" || value === null || Array.isArray(value)) return void fail(`must be a mapping, not ${shown(value)}`);
       const record = value as Record<string, unknown>;
       for (const key of schema.required ?? [])
-        if (record[key] === undefined) problems.push({ path: [...path, key], reason: "UnsupportedValue", message: "is required" });
+        if (record[key] === undefined) problems.push({ path: [...path, key], reason: REASON.UnsupportedValue, message: "is required" });
       for (const [key, v] of Object.entries(record)) {
         const field = schema.fields[key];
         if (field) validate(v, field, [...path, key], problems);
@@ -195,7 +196,7 @@ export function validate(value: unknown, schema: Schema, path: FieldPath, proble
           const near = nearest(key, Object.keys(schema.fields));
           problems.push({
             path: [...path, key],
-            reason: "UnknownField",
+            reason: REASON.UnknownField,
             message: `unknown field${near ? ` (did you mean ${near}?)` : ""}`,
           });
         }
@@ -216,7 +217,7 @@ export function validate(value: unknown, schema: Schema, path: FieldPath, proble
         if (schema.keyPattern && !schema.keyPattern.test(key))
           problems.push({
             path: [...path, key],
-            reason: "UnsupportedValue",
+            reason: REASON.UnsupportedValue,
             message: `key ${JSON.stringify(key)} must be ${schema.keyHint ?? schema.keyPattern.source}`,
           });
         validate(v, schema.values, [...path, key], problems);
@@ -237,7 +238,7 @@ export function validate(value: unknown, schema: Schema, path: FieldPath, proble
     case "boolean":
     case "union": {
       const problem = firstProblem(value, schema);
-      if (problem) problems.push({ path: [...path, ...problem.path], reason: "UnsupportedValue", message: problem.message });
+      if (problem) problems.push({ path: [...path, ...problem.path], reason: REASON.UnsupportedValue, message: problem.message });
       return;
     }
   }

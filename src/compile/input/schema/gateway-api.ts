@@ -17,6 +17,7 @@ import { validate as tlsRouteAlphaSpec } from "@kubernetes-models/gateway-api/_s
 import { validate as udpRouteSpec } from "@kubernetes-models/gateway-api/_schemas/IoK8sSigsGatewayApiApisV1alpha2UDPRouteSpec";
 import { validate as backendTrafficPolicySpec } from "@kubernetes-models/gateway-api/_schemas/IoK8sSigsGatewayApiApisxV1alpha1BackendTrafficPolicySpec";
 import FIELDS from "./gateway-api-fields.json";
+import { REASON } from "../../status/conditions";
 import { any, type FieldPath, list, map, obj, opt, type Schema, type SchemaProblem, validate } from "../../../table/structural-schema";
 
 /** The release whose schemas these are. */
@@ -173,7 +174,7 @@ export function gatewayApiProblems(apiVersion: string, kind: string, spec: unkno
       // The validators report a value once per schema branch it fails; one line each is enough.
       if (seen.has(`${path.join("/")} ${text}`)) continue;
       seen.add(`${path.join("/")} ${text}`);
-      problems.push({ path, reason: "UnsupportedValue", message: text });
+      problems.push({ path, reason: REASON.UnsupportedValue, message: text });
     }
   }
   return problems;

@@ -24,7 +24,7 @@ export function objectProblems(m: Manifest): SchemaProblem[] {
   if (own) {
     const problems: SchemaProblem[] = [];
     const value = own.part === "spec" ? m.raw.spec : m.raw;
-    if (own.part === "spec" && value === undefined) return [{ path: ["spec"], reason: "UnsupportedValue", message: "is required" }];
+    if (own.part === "spec" && value === undefined) return [{ path: ["spec"], reason: REASON.UnsupportedValue, message: "is required" }];
     validate(value, own.schema, own.part === "spec" ? ["spec"] : [], problems);
     return problems;
   }
@@ -35,7 +35,7 @@ export function objectProblems(m: Manifest): SchemaProblem[] {
   return [
     {
       path: ["apiVersion"],
-      reason: "UnsupportedValue",
+      reason: REASON.UnsupportedValue,
       message: `Gateway API ${GATEWAY_API_RELEASE} has no ${m.kind} at ${m.apiVersion}${versions.length ? ` (it has ${versions.join(", ")})` : ""}`,
     },
   ];
@@ -74,7 +74,7 @@ export function validateObjects(manifests: Manifest[], report: CompileReport, ot
     for (const p of problems) {
       const field = fieldPathText(p.path);
       // An unknown field as kubectl's strict field validation words it; a bad value says what it must be.
-      const message = p.reason === "UnknownField" ? `unknown field "${field}"${p.message.slice("unknown field".length)}` : p.message;
+      const message = p.reason === REASON.UnknownField ? `unknown field "${field}"${p.message.slice("unknown field".length)}` : p.message;
       report.invalidObject(m, field, p.reason, `${message}; the ${ROUTE_KINDS.has(m.kind) ? "route" : "object"} is not served`);
     }
     const first = problems[0]!;
