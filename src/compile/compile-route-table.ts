@@ -41,6 +41,8 @@ import { reportForeignPolicies, servedObjects } from "./report/foreign-policies"
 import { reportGatewayClass } from "./report/gateway-class";
 import { reportNothingServed } from "./report/nothing-served";
 import { reportNoReadyEndpoints } from "./report/ready-endpoints";
+import { accountClusters } from "./report/cluster-accounts";
+import { reportDroppedEndpoints } from "./report/dropped-endpoints";
 import { reportUnservedRoutes } from "./report/unserved-routes";
 import { compileHTTPRoutes } from "./routes/http-routes";
 import { type Diagnostic, type ResourceStatus } from "./status/diagnostics";
@@ -96,7 +98,16 @@ function readBackends(index: ResourceIndex, edge: EdgeConfig, clusterOrder: Map<
   const composites = new CompositeBackends(index, xbackends, report);
   const policies = new BackendPolicies(index, composites, report);
   const backendTls = new BackendTlsPolicies(index, clusterOrder, report);
-  const ctx: BackendContext = { index, edge, backendTls, backends: new BackendRegistry(), xbackends, composites, policies };
+  const ctx: BackendContext = {
+    index,
+    edge,
+    backendTls,
+    backends: new BackendRegistry(),
+    xbackends,
+    composites,
+    policies,
+    droppedSlices: [],
+  };
   return ctx;
 }
 
@@ -136,6 +147,8 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
     report.setAncestors(xb, ancestors.of(xb.cluster, [backendKey({ ...xb.metadata, cluster: xb.cluster, kind: "XBackend" })]));
   for (const [policy, keys] of ctx.policies.targetsOf) report.setAncestors(policy, ancestors.of(policy.cluster, keys));
   reportForeignPolicies(others, servedObjects(served, routes, Object.values(backends), ctx.composites), edge.acknowledgedPolicies, report);
+  const dropped = reportDroppedEndpoints(ctx.droppedSlices, index, report);
+  const accounts = accountClusters(edge, manifests, routes, Object.values(backends), dropped, report);
   reportNoReadyEndpoints(
     [...used].flatMap((id) => backends[id] ?? []),
     index,
@@ -151,7 +164,7 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
     matches,
     rules,
     backends,
-    ...emitEdgeSettings(edge),
+    ...emitEdgeSettings(edge, accounts),
   } satisfies Omit<RouteTable, "version">;
   const bodyText = canonicalJson(body);
   const version = (await sha256Hex(bodyText)).slice(0, 20);

@@ -56,6 +56,10 @@ export const REASON = {
   UnsupportedAddress: "UnsupportedAddress",
   /** Two Gateways take the same hosts on the same port: at the edge they share one address. */
   GatewaysOverlap: "GatewaysOverlap",
+  /** An EndpointSlice of a used Service that the edge cannot use (no port of the Service port's name, no label). */
+  EndpointsDropped: "EndpointsDropped",
+  /** A configured cluster that takes no traffic, and why. */
+  NoTraffic: "NoTraffic",
 } as const;
 
 export type Reason = (typeof REASON)[keyof typeof REASON];

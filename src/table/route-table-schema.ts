@@ -185,7 +185,17 @@ export const ROUTE_TABLE_SCHEMA: Schema<RouteTable> = obj<RouteTable>({
       clusters: map(obj({ continent: opt(text), countries: opt(list(text)), colos: opt(list(text)) })),
     }),
   ),
-  clusters: opt(map(obj({ draining: opt(bool(true)), disabled: opt(bool(true)), priority: opt(int(0)), staleSince: opt(text) }))),
+  clusters: opt(
+    map(
+      obj({
+        account: obj({ routes: count, services: count, endpoints: count, readyEndpoints: count, idle: opt(text) }),
+        draining: opt(bool(true)),
+        disabled: opt(bool(true)),
+        priority: opt(int(0)),
+        staleSince: opt(text),
+      }),
+    ),
+  ),
   failover: opt(obj({ minHealthyEndpoints: int(1) })),
   egress: opt(obj({ allowedHostnames: opt(list(text)), allowLocalhost: opt(bool(true)) })),
   healthChecks: opt(HEALTH_CHECKS),

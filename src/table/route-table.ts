@@ -213,10 +213,24 @@ export interface LocalityPolicy {
 }
 
 /**
- * What the table says of one cluster beyond its endpoints: the operator's intent from kedge.yaml and what
- * the sync knows of the cluster's API. Present only for clusters with something to say.
+ * What one cluster contributes to the table, counted by the sync: the routes with a copy in it, its Services
+ * (and other backends) whose endpoints are in the table, and those endpoints. `idle` says why a cluster takes no
+ * new traffic when it takes none, so the edge's status page can say it too.
+ */
+export interface ClusterAccount {
+  routes: number;
+  services: number;
+  endpoints: number;
+  readyEndpoints: number;
+  idle?: string;
+}
+
+/**
+ * What the table says of one cluster beyond its endpoints: what it contributes, the operator's intent from
+ * kedge.yaml and what the sync knows of the cluster's API. Every configured cluster has one.
  */
 export interface CompiledCluster {
+  account: ClusterAccount;
   /** Draining: its endpoints take no new sessions and no unpinned traffic; a pinned session stays while its endpoint is ready and healthy. */
   draining?: true;
   /** Disabled: none of its endpoints are in the table (its objects still compile, and their status is written). */
@@ -299,7 +313,7 @@ export interface RouteTable {
   rules: CompiledRule[];
   backends: Record<string, CompiledBackend>;
   locality?: LocalityPolicy;
-  /** Clusters draining, disabled, prioritised or seen stale, by name. */
+  /** Every configured cluster, by name: what it contributes, and whether it is draining, disabled, prioritised or stale. */
   clusters?: Record<string, CompiledCluster>;
   failover?: FailoverPolicy;
   /** The edge settings' egress rules, checked again by the Worker before it contacts an external endpoint. */

@@ -67,7 +67,12 @@ describe("the table", () => {
       "    - { name: east }\n    - { name: west, state: Draining }\n    - { name: south, state: Disabled, priority: 2 }\n",
       "  failover: { minHealthyEndpoints: 2 }\n",
     );
-    expect(table.clusters).toEqual({ west: { draining: true }, south: { disabled: true, priority: 2 } });
+    expect(table.clusters).toMatchObject({
+      east: { account: { routes: 1, endpoints: 2, readyEndpoints: 2 } },
+      west: { draining: true, account: { endpoints: 1 } },
+      south: { disabled: true, priority: 2, account: { endpoints: 0, idle: expect.stringContaining("Disabled") } },
+    });
+    expect(table.clusters?.east).not.toHaveProperty("draining");
     expect(table.failover).toEqual({ minHealthyEndpoints: 2 });
     expect(Object.values(table.backends)[0]!.endpoints.map((e) => e.id)).toEqual([
       "east/10.1.0.1:8080",
@@ -76,9 +81,9 @@ describe("the table", () => {
     ]);
   });
 
-  it("says nothing of clusters when every one serves at priority 0 (the same table as before these settings)", async ({ expect }) => {
+  it("says only what each cluster contributes when every one serves at priority 0", async ({ expect }) => {
     const table = await compile("    - { name: east }\n    - { name: west }\n    - { name: south }\n");
-    expect(table.clusters).toBeUndefined();
+    expect(Object.values(table.clusters ?? {}).map((c) => Object.keys(c))).toEqual([["account"], ["account"], ["account"]]);
     expect(table.failover).toBeUndefined();
   });
 });

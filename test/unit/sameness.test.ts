@@ -50,16 +50,19 @@ describe("the same manifests in every cluster (namespace sameness)", () => {
     expect(diagnostics.filter((d) => d.severity !== "info")).toEqual([]);
   });
 
-  it("serves the oldest copy when copies differ, and names the first differing field in the others' report", async ({ expect }) => {
+  it("serves the oldest copy's spec when copies differ, and every cluster holding a copy keeps serving under it", async ({ expect }) => {
     const weighted = (w: number) => `    - backendRefs: [{ name: web, port: 8080, weight: ${w} }]`;
     const { table, statuses, diagnostics } = await compileYaml(EDGE, {
       east: shop(1001, weighted(1), "2026-03-01T00:00:00Z"),
-      // Older, though its cluster comes later: served.
+      // Older, though its cluster comes later: its spec is served.
       west: shop(2001, weighted(5), "2026-01-01T00:00:00Z"),
       south: shop(3001, weighted(1), "2026-02-01T00:00:00Z"),
     });
-    expect(table.rules.map((r) => r.id)).toEqual(["west/shop/web/rule/0"]);
+    // One route in conflict: the served spec (weight 5), with every copy's cluster's endpoints.
+    expect(table.rules.map((r) => r.id)).toEqual(["east,west,south/shop/web/rule/0"]);
     expect(table.rules[0]?.backendRefs[0]?.weight).toBe(5);
+    const backend = table.backends[table.rules[0]!.backendRefs[0]!.backend!]!;
+    expect(backend.endpoints.map((e) => e.id)).toEqual(["east/127.0.0.1:1001", "west/127.0.0.1:2001", "south/127.0.0.1:3001"]);
     const conflicted = diagnostics.filter((d) => d.reason === "Conflicted");
     // Oldest first.
     expect(conflicted.map((d) => [d.object.cluster, d.field, d.severity])).toEqual([
@@ -67,10 +70,46 @@ describe("the same manifests in every cluster (namespace sameness)", () => {
       ["east", "spec.rules[0].backendRefs[0].weight", "warning"],
     ]);
     expect(conflicted[0]?.message).toBe(
-      "differs from the copy in cluster west (older, served) at spec.rules[0].backendRefs[0].weight; this copy is not served",
+      "this copy differs from the copy in cluster west (older, served) at spec.rules[0].backendRefs[0].weight: that copy's spec is served, and this cluster's endpoints serve under it",
     );
-    const east = statuses.find((s) => s.object.kind === "HTTPRoute" && s.object.cluster === "east");
-    expect(east?.parents?.[0]?.conditions[0]).toMatchObject({ type: "Accepted", status: "False", reason: "Conflicted" });
+    // Each copy's status says whether it is the served copy; a differing one which is, and where it differs.
+    const parentOf = (cluster: string) =>
+      statuses.find((s) => s.object.kind === "HTTPRoute" && s.object.cluster === cluster)?.parents?.[0]?.conditions;
+    expect(parentOf("west")?.[0]).toMatchObject({
+      type: "Accepted",
+      status: "True",
+      message: expect.stringContaining("the spec of the copy in cluster west is served (the copies in east, south differ)"),
+    });
+    expect(parentOf("east")?.map((c) => [c.type, c.status, c.reason])).toEqual([
+      ["Accepted", "True", "Accepted"],
+      ["ResolvedRefs", "True", "ResolvedRefs"],
+      ["Conflicted", "True", "Conflicted"],
+    ]);
+    expect(parentOf("east")?.[2]?.message).toContain(
+      "differs from the copy in cluster west (older, served) at spec.rules[0].backendRefs[0].weight",
+    );
+    expect(Object.values(table.clusters ?? {}).map((c) => c.account.routes)).toEqual([1, 1, 1]);
+  });
+
+  it("a differing copy whose parentRef the served copy does not name is not served through it", async ({ expect }) => {
+    const other = gatewayAndRoute({
+      namespace: "shop",
+      hostname: "shop.example.com",
+      rules: "    - backendRefs: [{ name: web, port: 8080 }]",
+    }).replace("parentRefs: [{ name: gw }]", "parentRefs: [{ name: gw, sectionName: http }]");
+    const { statuses } = await compileYaml(EDGE, {
+      east: shop(1001, undefined, "2026-01-01T00:00:00Z"),
+      west: yamlDocs(
+        other.replace(
+          "metadata: { name: web, namespace: shop }",
+          'metadata: { name: web, namespace: shop, creationTimestamp: "2026-02-01T00:00:00Z" }',
+        ),
+        service("web", "shop"),
+        endpointSlice({ service: "web", name: "w", namespace: "shop", port: 2001 }),
+      ),
+    });
+    const west = statuses.find((s) => s.object.kind === "HTTPRoute" && s.object.cluster === "west");
+    expect(west?.parents?.[0]?.conditions[0]).toMatchObject({ type: "Accepted", status: "False", reason: "Conflicted" });
   });
 
   it("keeps a route that exists in one cluster only on that cluster's Service", async ({ expect }) => {

@@ -12,8 +12,6 @@ import type { ServicePort, Transport } from "./service-transport";
 
 export type { ServicePort };
 
-const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
-
 /** The Service's ports; a port without a name has the name "" (as in EndpointSlice ports). */
 export function servicePorts(service: Manifest): ServicePort[] {
   return (specOf(service, "Service").ports ?? []).map((p) => ({
@@ -48,10 +46,20 @@ function endpoint(
   };
 }
 
+/** An EndpointSlice of a used Service whose endpoints the edge cannot use, and why (a warning names each). */
+export interface DroppedSlice {
+  slice: Manifest;
+  service: Manifest;
+  why: string;
+}
+
+const portNames = (ports: { name?: string }[]) => ports.map((p) => JSON.stringify(p.name ?? "")).join(", ") || "none";
+
 /**
  * Kubernetes port semantics: the backendRef's port names a Service port; its endpoints are the
  * EndpointSlice ports with that port's name, so slices of one Service may carry different port numbers.
- * A condition left unset counts as ready/serving (EndpointSlice API: nil means ready).
+ * A condition left unset counts as ready/serving (EndpointSlice API: nil means ready). A slice of the
+ * Service that has no usable port of that name is noted in `dropped`.
  */
 function fromEndpointSlices(
   index: ResourceIndex,
@@ -59,21 +67,37 @@ function fromEndpointSlices(
   transport: Transport,
   service: Manifest,
   port: ServicePort,
+  dropped: DroppedSlice[],
 ): CompiledEndpoint[] {
   const result: CompiledEndpoint[] = [];
-  for (const slice of index.all("EndpointSlice")) {
-    if (slice.cluster !== cluster.name || slice.metadata.namespace !== service.metadata.namespace) continue;
-    if (slice.metadata.labels[SERVICE_NAME_LABEL] !== service.metadata.name) continue;
+  for (const slice of index.endpointSlicesOf(cluster.name, service.metadata.namespace, service.metadata.name)) {
     const data = specOf(slice, "EndpointSlice");
-    const slicePort = (data.ports ?? []).find((p) => (p.name ?? "") === port.name)?.port;
+    const count = (data.endpoints ?? []).length;
+    const slicePort = (data.ports ?? []).find((p) => (p.name ?? "") === port.name);
+    if (slicePort === undefined) {
+      const named = port.name === "" ? "an unnamed port" : `a port named ${JSON.stringify(port.name)}`;
+      dropped.push({
+        slice,
+        service,
+        why: `has no port matching Service ${service.metadata.namespace}/${service.metadata.name} port ${port.port} (${named}; the slice's ports: ${portNames(data.ports ?? [])}): its ${count} endpoint${count === 1 ? "" : "s"} are left out`,
+      });
+      continue;
+    }
     // A slice port may leave its number out (the API's "all ports"): nothing the edge can call.
-    if (slicePort === undefined) continue;
+    if (slicePort.port === undefined) {
+      dropped.push({
+        slice,
+        service,
+        why: `port ${JSON.stringify(port.name)} has no number: its ${count} endpoint${count === 1 ? "" : "s"} are left out`,
+      });
+      continue;
+    }
     for (const e of data.endpoints ?? []) {
       const conditions = e.conditions ?? {};
       const ready = conditions.ready !== false;
       const serving = conditions.serving ?? ready;
       const terminating = conditions.terminating === true;
-      result.push(endpoint(cluster, transport, e.addresses[0], slicePort, { ready, serving, terminating, zone: e.zone }));
+      result.push(endpoint(cluster, transport, e.addresses[0], slicePort.port, { ready, serving, terminating, zone: e.zone }));
     }
   }
   return result;
@@ -111,11 +135,12 @@ export function resolveServiceEndpoints(
   transport: Transport,
   service: Manifest,
   port: ServicePort,
+  dropped: DroppedSlice[],
 ): CompiledEndpoint[] {
   const source = cluster.endpoints;
   const found =
     source.from === "EndpointSlice"
-      ? fromEndpointSlices(index, cluster, transport, service, port)
+      ? fromEndpointSlices(index, cluster, transport, service, port, dropped)
       : source.from === "LoadBalancer"
         ? fromLoadBalancer(cluster, transport, service, port)
         : fromHostname(cluster, transport, service, port, source.hostnameTemplate, source.port);

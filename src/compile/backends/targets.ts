@@ -18,7 +18,7 @@ import type { BackendPolicies } from "./backend-policies";
 import type { BackendRegistry } from "./registry";
 import type { BackendTlsPolicies } from "./backend-tls";
 import type { CompositeBackends } from "./composite-backends";
-import { resolveServiceEndpoints, servicePorts } from "./service-endpoints";
+import { type DroppedSlice, resolveServiceEndpoints, servicePorts } from "./service-endpoints";
 import { isRefusal, type ServicePort, serviceTransport } from "./service-transport";
 import { externalEndpoint, type XBackends } from "./xbackends";
 
@@ -40,6 +40,8 @@ export interface BackendContext {
   policies: BackendPolicies;
   /** Backends found so far, by id; shared by every rule so each backend is compiled once. */
   backends: BackendRegistry;
+  /** EndpointSlices of resolved Services the edge cannot use (each reported once, report/dropped-endpoints.ts). */
+  droppedSlices: DroppedSlice[];
 }
 
 /** One backendRef after the checks every kind shares. */
@@ -91,7 +93,7 @@ function endpointsOfParts(ctx: BackendContext, parts: ServicePart[], at: string)
   for (const { settings, service, port } of parts) {
     const transport = serviceTransport(ctx.backendTls, settings, service.metadata, port);
     if (isRefusal(transport)) return { field: at, ...transport };
-    endpoints.push(...resolveServiceEndpoints(ctx.index, settings, transport, service, port));
+    endpoints.push(...resolveServiceEndpoints(ctx.index, settings, transport, service, port, ctx.droppedSlices));
   }
   return endpoints;
 }
@@ -159,7 +161,26 @@ function resolveService(ctx: BackendContext, t: Target): Resolution {
       : !f.port
         ? `Service ${t.namespace}/${t.name} has no port ${t.port}`
         : "cluster not in the edge settings";
-  return missing.length > 0 ? { ...resolved, missing: missing.map((f) => ({ cluster: f.cluster, why: why(f) })) } : resolved;
+  // A cluster whose Service has no endpoint the edge can use adds no capacity either: said, not left silent.
+  // (When no cluster has one, the backend's own NoReadyEndpoints warning says so.)
+  const empty = clusters
+    .filter((c) => endpoints.length > 0 && !endpoints.some((e) => e.cluster === c))
+    .map((cluster) => ({
+      cluster,
+      why: `Service ${t.namespace}/${t.name} has no endpoints the edge can use${emptyCause(ctx, cluster, t)}`,
+    }));
+  const gaps = [...missing.map((f) => ({ cluster: f.cluster, why: why(f) })), ...empty];
+  return gaps.length > 0 ? { ...resolved, missing: gaps } : resolved;
+}
+
+/** Why a Service of a cluster yields no endpoint: its EndpointSlices were left out, or it has none. */
+function emptyCause(ctx: BackendContext, cluster: string, t: Target): string {
+  const slices = ctx.index.endpointSlicesOf(cluster, t.namespace, t.name);
+  if (clusterOf(ctx, cluster)?.endpoints.from !== "EndpointSlice") return "";
+  if (slices.length === 0) return " (no EndpointSlice names it)";
+  return ctx.droppedSlices.some((d) => d.slice.cluster === cluster && slices.includes(d.slice))
+    ? " (its EndpointSlices were left out: see EndpointsDropped)"
+    : "";
 }
 
 /** kind ServiceImport: the union of every cluster that exports the Service (ServiceExport + Service). */

@@ -1,10 +1,10 @@
 /**
  * @module The table's backends and edge-wide settings: the backends a served rule uses (each with the edge
  * settings' health check, its `namespace/name` override on top, and its policy's retry budget, and without
- * the endpoints of disabled clusters), the locality policy, what the table says of each cluster (draining,
- * disabled, priority, stale), the egress rules and the health-check limit.
+ * the endpoints of disabled clusters), the locality policy, what the table says of each cluster (what it
+ * contributes; draining, disabled, priority, stale), the egress rules and the health-check limit.
  */
-import type { CompiledBackend, CompiledCluster, LocalityPolicy, RouteTable } from "../../table/route-table";
+import type { ClusterAccount, CompiledBackend, CompiledCluster, LocalityPolicy, RouteTable } from "../../table/route-table";
 import type { BackendPolicies } from "../backends/backend-policies";
 import type { BackendRegistry } from "../backends/registry";
 import type { EdgeConfig } from "../input/edge-config";
@@ -44,28 +44,29 @@ function localityPolicy(edge: EdgeConfig): LocalityPolicy {
   return { minHealthyEndpoints: edge.locality?.minHealthyEndpoints ?? 1, clusters };
 }
 
-/** The clusters with something to say beyond their endpoints; empty when none has. */
-function clusterFacts(edge: EdgeConfig): Record<string, CompiledCluster> {
+/** Every configured cluster: what it contributes, and the operator's intent and the sync's knowledge of it. */
+function clusterFacts(edge: EdgeConfig, accounts: Record<string, ClusterAccount>): Record<string, CompiledCluster> {
   const facts: Record<string, CompiledCluster> = {};
-  for (const c of edge.clusters) {
-    const fact: CompiledCluster = {
+  for (const c of edge.clusters)
+    facts[c.name] = {
+      account: accounts[c.name] ?? { routes: 0, services: 0, endpoints: 0, readyEndpoints: 0 },
       ...(c.state === "Draining" ? { draining: true as const } : {}),
       ...(c.state === "Disabled" ? { disabled: true as const } : {}),
       ...(c.priority > 0 ? { priority: c.priority } : {}),
       ...(c.staleSince ? { staleSince: c.staleSince } : {}),
     };
-    if (Object.keys(fact).length > 0) facts[c.name] = fact;
-  }
   return facts;
 }
 
 /** What the table carries of the edge settings: locality, clusters, failover, egress rules, the health-check limit (each only when set). */
-export function emitEdgeSettings(edge: EdgeConfig): Pick<RouteTable, "locality" | "clusters" | "failover" | "egress" | "healthChecks"> {
+export function emitEdgeSettings(
+  edge: EdgeConfig,
+  accounts: Record<string, ClusterAccount>,
+): Pick<RouteTable, "locality" | "clusters" | "failover" | "egress" | "healthChecks"> {
   const { allowedHostnames, allowLocalhost } = edge.egress;
-  const clusters = clusterFacts(edge);
   return {
     ...(edge.locality ? { locality: localityPolicy(edge) } : {}),
-    ...(Object.keys(clusters).length > 0 ? { clusters } : {}),
+    clusters: clusterFacts(edge, accounts),
     ...(edge.clusters.some((c) => c.priority > 0) ? { failover: { minHealthyEndpoints: edge.failover.minHealthyEndpoints } } : {}),
     ...(allowedHostnames || allowLocalhost
       ? { egress: { ...(allowedHostnames ? { allowedHostnames } : {}), ...(allowLocalhost ? { allowLocalhost: true as const } : {}) } }

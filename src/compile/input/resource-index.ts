@@ -7,9 +7,14 @@ import type { Manifest } from "../../gateway-api/manifest";
 
 const key = (cluster: string, kind: string, namespace: string, name: string) => `${cluster}\u0000${kind}\u0000${namespace}\u0000${name}`;
 
+/** The label that ties an EndpointSlice to its Service (the EndpointSlice controller sets it). */
+export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
+
 export class ResourceIndex {
   private readonly byKey = new Map<string, Manifest>();
   private readonly byKind = new Map<string, Manifest[]>();
+  /** EndpointSlices by the Service their label names (cluster, namespace, Service): found without a scan. */
+  private readonly slicesByService = new Map<string, Manifest[]>();
   /** Objects that share cluster/kind/namespace/name with an earlier one (the earlier one wins), with it. */
   readonly duplicates: { duplicate: Manifest; first: Manifest }[] = [];
 
@@ -25,7 +30,17 @@ export class ResourceIndex {
       const list = this.byKind.get(m.kind) ?? [];
       list.push(m);
       this.byKind.set(m.kind, list);
+      const service = m.kind === "EndpointSlice" ? m.metadata.labels[SERVICE_NAME_LABEL] : undefined;
+      if (service !== undefined) {
+        const sk = key(m.cluster, "Service", m.metadata.namespace, service);
+        this.slicesByService.set(sk, [...(this.slicesByService.get(sk) ?? []), m]);
+      }
     }
+  }
+
+  /** The EndpointSlices of a Service (those whose kubernetes.io/service-name label names it), in input order. */
+  endpointSlicesOf(cluster: string, namespace: string, service: string): Manifest[] {
+    return this.slicesByService.get(key(cluster, "Service", namespace, service)) ?? [];
   }
 
   get(cluster: string, kind: string, namespace: string, name: string): Manifest | undefined {

@@ -20,7 +20,7 @@ import { compileMatches, type MatchDraft } from "./route-matches";
 import { compileSession, parseSessionPersistence, sameSettings } from "../backends/session-persistence";
 import { compileRetry } from "./retry";
 import { compileTimeouts } from "./timeouts";
-import { clustersOf, groupSameObjects } from "../input/sameness";
+import { groupSameObjects } from "../input/sameness";
 import { type HTTPRouteRule, type ParentReference, specOf } from "../input/typed-objects";
 import { type FieldProblem, isProblem } from "../status/problems";
 
@@ -334,17 +334,6 @@ function attachCopies(ctx: BackendContext, listeners: EdgeListener[], report: Co
   return attached;
 }
 
-/** A copy that differs from the served (older) one: reported on each of its parents, not served. */
-function reportDiffering(copy: AttachedCopy, served: Manifest, field: string, report: CompileReport) {
-  const message = `differs from the copy in cluster ${served.cluster} (older, served) at ${field}; this copy is not served`;
-  report.conflictCopy(
-    copy.route,
-    copy.outcomes.map((o) => o.parentRef),
-    field,
-    message,
-  );
-}
-
 /** What a merged route's cluster-local backends (Service, XBackend) draw from: "Service shop/web:8080 from east, west". */
 function mergedBackends(ctx: BackendContext, rules: RuleDraft[]): string[] {
   const sources = new Map<string, string>();
@@ -352,14 +341,46 @@ function mergedBackends(ctx: BackendContext, rules: RuleDraft[]): string[] {
     const backend = ref.backend ? ctx.backends.get(ref.backend) : undefined;
     if (!backend || (backend.source.kind !== "Service" && backend.source.kind !== "XBackend")) continue;
     const { kind, namespace, name, cluster } = backend.source;
-    sources.set(backend.id, `${kind} ${namespace}/${name}:${backend.port} from ${cluster.replaceAll(",", ", ")}`);
+    // Where its endpoints are, not only where the object is: a cluster whose endpoints were all left out adds nothing.
+    const found = cluster.split(",");
+    const serving = found.filter((c) => backend.endpoints.some((e) => e.cluster === c));
+    const empty = found.filter((c) => !serving.includes(c));
+    sources.set(
+      backend.id,
+      `${kind} ${namespace}/${name}:${backend.port} from ${serving.join(", ") || "no cluster"}${empty.length ? ` (no endpoints in ${empty.join(", ")})` : ""}`,
+    );
   }
   return [...sources.values()];
 }
 
+/** A parentRef's identity, to tell whether a differing copy names a parent the served copy names too. */
+const parentKey = (p: ParentRefView) =>
+  [p.group ?? "", p.kind ?? "", p.namespace, p.name, p.sectionName ?? "", p.port ?? ""].join("\u0000");
+
+/** A copy whose spec differs from the served copy's, and the first field where it does. */
+interface DifferingCopy {
+  copy: AttachedCopy;
+  field: string;
+}
+
 /**
- * Compiles every HTTPRoute that names a Gateway of this edge; returns the accepted ones. Copies of one
- * route in several clusters are compiled once: identical ones as one route, differing ones reported.
+ * The clusters a route stands for: every cluster holding a copy, identical or not (in the edge's cluster order).
+ * A copy that differs keeps its cluster's capacity: the served spec's Service backendRefs resolve there too.
+ */
+function routeClusters(copies: AttachedCopy[], clusterOrder: Map<string, number>): string[] {
+  const clusters = [...new Set(copies.map((c) => c.route.cluster))];
+  return clusters.sort((a, b) => (clusterOrder.get(a) ?? 0) - (clusterOrder.get(b) ?? 0));
+}
+
+/** What a differing copy's parent entries say: which copy is served, and where this one differs. */
+const conflictMessage = (served: Manifest, field: string) =>
+  `this copy differs from the copy in cluster ${served.cluster} (older, served) at ${field}: that copy's spec is served, and this cluster's endpoints serve under it`;
+
+/**
+ * Compiles every HTTPRoute that names a Gateway of this edge; returns the accepted ones. Copies of one route in
+ * several clusters are one route (namespace sameness, as the Multi-Cluster Services API resolves conflicts):
+ * identical copies merge; when copies differ, the oldest copy's spec is served (creationTimestamp, then the
+ * edge's cluster order) and every cluster holding a copy keeps serving under it, each differing copy told so.
  */
 export function compileHTTPRoutes(
   ctx: BackendContext,
@@ -371,19 +392,22 @@ export function compileHTTPRoutes(
   const attached = attachCopies(ctx, listeners, report);
   for (const group of groupSameObjects([...attached.keys()], clusterOrder)) {
     const route = group.served;
-    for (const d of group.differing) reportDiffering(attached.get(d.copy)!, route, d.field, report);
     const copies = group.merged.map((m) => attached.get(m)!);
-    const clusters = clustersOf(group);
-    for (const copy of copies) report.noteParents(copy.route);
+    const differing: DifferingCopy[] = group.differing.map((d) => ({ copy: attached.get(d.copy)!, field: d.field }));
+    for (const d of differing) report.warn(d.copy.route, d.field, REASON.Conflicted, conflictMessage(route, d.field));
+    const clusters = routeClusters([...copies, ...differing.map((d) => d.copy)], clusterOrder);
+    for (const copy of [...copies, ...differing.map((d) => d.copy)]) report.noteParents(copy.route);
     const hostnames = routeHostnames(route);
     const rules = isProblem(hostnames) ? [hostnames] : compileRules(ctx, { route, clusters });
-    // A rejected route: not accepted, each problem named.
+    // A rejected route: not accepted, each problem named (a differing copy is told it is the served copy's).
     if (Array.isArray(rules)) {
       for (const problem of rules) report.error(route, problem.field, problem.reason, `${problem.message}; the route is not served`);
       const first = rules[0]!;
-      for (const copy of copies)
-        for (const o of copy.outcomes)
-          report.addParent(copy.route, o.parentRef, [fails("Accepted", first.reason, first.message), resolved()]);
+      const refused = (copy: AttachedCopy, message: string) => {
+        for (const o of copy.outcomes) report.addParent(copy.route, o.parentRef, [fails("Accepted", first.reason, message), resolved()]);
+      };
+      for (const copy of copies) refused(copy, first.message);
+      for (const { copy } of differing) refused(copy, `the served copy (cluster ${route.cluster}): ${first.message}`);
       continue;
     }
     for (const d of rules.dropped) {
@@ -402,21 +426,58 @@ export function compileHTTPRoutes(
         ? resolved()
         : fails("ResolvedRefs", unresolved[0]?.reason ?? REASON.BackendNotFound, unresolved.map((u) => u.message).join("; "));
     const aggregate = clusters.length > 1 ? { clusters, backends: mergedBackends(ctx, rules.rules) } : undefined;
-    const merged = aggregate ? [`one route across clusters ${clusters.join(", ")}`, ...aggregate.backends].join("; ") : "";
+    const servedCopy =
+      differing.length > 0
+        ? `the spec of the copy in cluster ${route.cluster} is served (the ${differing.length === 1 ? "copy" : "copies"} in ${routeClusters(
+            differing.map((d) => d.copy),
+            clusterOrder,
+          ).join(", ")} ${differing.length === 1 ? "differs" : "differ"})`
+        : "";
+    const merged = aggregate
+      ? [`one route across clusters ${clusters.join(", ")}`, servedCopy, ...aggregate.backends].filter(Boolean).join("; ")
+      : "";
+    const acceptedWith = (condition: Condition, message = merged) => [
+      message ? { ...condition, message } : condition,
+      resolvedRefs,
+      // PartiallyInvalid is only ever True, and only beside an accepted parent.
+      ...(partiallyInvalid ? [partiallyInvalid] : []),
+    ];
     const attachments = new Map<EdgeListener, Attachment>();
+    const attach = (o: ParentOutcome) => {
+      // Copies attached to one merged Gateway attach once.
+      for (const a of o.attachments) if (!attachments.has(a.listener)) attachments.set(a.listener, a);
+    };
     for (const copy of copies) {
       for (const o of copy.outcomes) {
-        const acceptedHere = o.condition.status === "True";
-        // PartiallyInvalid is only ever True, and only beside an accepted parent.
-        if (!acceptedHere) report.refuseParent(copy.route, o.parentRef, o.condition, [resolvedRefs]);
-        else
+        if (o.condition.status !== "True") report.refuseParent(copy.route, o.parentRef, o.condition, [resolvedRefs]);
+        else report.addParent(copy.route, o.parentRef, acceptedWith(o.condition));
+        attach(o);
+      }
+      if (aggregate) report.setAggregate(copy.route, aggregate);
+    }
+    // A differing copy serves through the parents it shares with the served copy; its own other parents, not.
+    const servedParents = new Set(
+      copies.flatMap((c) => c.outcomes.filter((o) => o.condition.status === "True").map((o) => parentKey(o.parentRef))),
+    );
+    for (const { copy, field } of differing) {
+      for (const o of copy.outcomes) {
+        if (o.condition.status !== "True") report.refuseParent(copy.route, o.parentRef, o.condition, [resolvedRefs]);
+        else if (!servedParents.has(parentKey(o.parentRef)))
           report.addParent(copy.route, o.parentRef, [
-            merged ? { ...o.condition, message: merged } : o.condition,
-            resolvedRefs,
-            ...(partiallyInvalid ? [partiallyInvalid] : []),
+            fails(
+              "Accepted",
+              REASON.Conflicted,
+              `the served copy (cluster ${route.cluster}) does not name this parent; this copy differs at ${field}`,
+            ),
+            resolved(),
           ]);
-        // Identical copies attached to one merged Gateway attach once.
-        for (const a of o.attachments) if (!attachments.has(a.listener)) attachments.set(a.listener, a);
+        else {
+          report.addParent(copy.route, o.parentRef, [
+            ...acceptedWith(o.condition),
+            holds("Conflicted", REASON.Conflicted, conflictMessage(route, field)),
+          ]);
+          attach(o);
+        }
       }
       if (aggregate) report.setAggregate(copy.route, aggregate);
     }
