@@ -188,7 +188,7 @@ export const ROUTE_TABLE_SCHEMA: Schema<RouteTable> = obj<RouteTable>({
   clusters: opt(
     map(
       obj({
-        account: obj({ routes: count, services: count, endpoints: count, readyEndpoints: count, idle: opt(text) }),
+        account: opt(obj({ routes: count, services: count, endpoints: count, readyEndpoints: count, idle: opt(text) })),
         draining: opt(bool(true)),
         disabled: opt(bool(true)),
         priority: opt(int(0)),

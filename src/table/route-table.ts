@@ -230,7 +230,8 @@ export interface ClusterAccount {
  * kedge.yaml and what the sync knows of the cluster's API. Every configured cluster has one.
  */
 export interface CompiledCluster {
-  account: ClusterAccount;
+  /** Absent only in tables written by an older sync (the Worker still reads those). */
+  account?: ClusterAccount;
   /** Draining: its endpoints take no new sessions and no unpinned traffic; a pinned session stays while its endpoint is ready and healthy. */
   draining?: true;
   /** Disabled: none of its endpoints are in the table (its objects still compile, and their status is written). */

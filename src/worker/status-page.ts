@@ -17,7 +17,7 @@ export interface StatusPageData {
   health: HealthRecord | null;
   /** Backends of the tables this isolate holds: endpoints with readiness and this isolate's passive view. */
   backends: { id: string; endpoints: { id: string; cluster: string; ready: boolean; ejected: boolean }[] }[];
-  /** What the table says of its clusters: draining, disabled, priority, a stale API snapshot. */
+  /** What the table says of its clusters: what each contributes, draining, disabled, priority, a stale API snapshot. */
   clusters: Record<string, CompiledCluster>;
   /** When the page is made (ms), for the age of a stale snapshot. */
   now: number;
@@ -30,26 +30,34 @@ function age(ms: number): string {
 }
 
 /**
- * The clusters section: every cluster the table names, serving ones included (the table says something
- * only of clusters not in the default state; the others are known by their endpoints).
+ * The clusters section: every configured cluster (the table has an entry for each), serving ones included, with
+ * what it contributes (routes, Services, ready of all endpoints) and why one that takes no traffic takes none;
+ * a cluster an older table does not list is known by its endpoints.
  */
 function clusterStates(d: StatusPageData): string {
   const names = new Set([...Object.keys(d.clusters), ...d.backends.flatMap((b) => b.endpoints.map((e) => e.cluster))]);
   const rows = [...names]
     .sort((a, b) => a.localeCompare(b))
     .map((name) => {
-      const c = d.clusters[name] ?? {};
+      const c: CompiledCluster = d.clusters[name] ?? {};
       const state = c.disabled ? "disabled: no endpoints" : c.draining ? "draining: pinned sessions only" : "serving";
       const stale = c.staleSince
         ? `API unreachable since ${escape(c.staleSince)} (last snapshot ${age(d.now - Date.parse(c.staleSince))} old)`
         : "current";
-      return `<tr data-cluster-state="${escape(name)}" data-draining="${c.draining ? "true" : "false"}" data-disabled="${c.disabled ? "true" : "false"}" data-priority="${c.priority ?? 0}"${c.staleSince ? ` data-stale-since="${escape(c.staleSince)}"` : ""}>
-  <th>${escape(name)}</th><td class="${c.disabled || c.draining ? "bad" : "good"}">${state}</td><td class="num">${c.priority ?? 0}</td><td class="${c.staleSince ? "bad" : "good"}">${stale}</td></tr>`;
+      const a = c.account;
+      const contributes = a
+        ? `<td class="num">${a.routes}</td><td class="num">${a.services}</td><td class="num ${a.readyEndpoints > 0 ? "good" : "bad"}">${a.readyEndpoints} / ${a.endpoints}</td><td class="${a.idle ? "bad" : "good"}">${a.idle ? `no traffic: ${escape(a.idle)}` : "takes traffic"}</td>`
+        : `<td class="num">?</td><td class="num">?</td><td class="num">?</td><td>not counted by this table's sync</td>`;
+      const counted = a
+        ? ` data-routes="${a.routes}" data-services="${a.services}" data-endpoints="${a.endpoints}" data-ready-endpoints="${a.readyEndpoints}"${a.idle ? ` data-idle="${escape(a.idle)}"` : ""}`
+        : "";
+      return `<tr data-cluster-state="${escape(name)}" data-draining="${c.draining ? "true" : "false"}" data-disabled="${c.disabled ? "true" : "false"}" data-priority="${c.priority ?? 0}"${c.staleSince ? ` data-stale-since="${escape(c.staleSince)}"` : ""}${counted}>
+  <th>${escape(name)}</th><td class="${c.disabled || c.draining ? "bad" : "good"}">${state}</td><td class="num">${c.priority ?? 0}</td>${contributes}<td class="${c.staleSince ? "bad" : "good"}">${stale}</td></tr>`;
     });
   if (rows.length === 0) return "";
   return `<h2>Clusters</h2>
-<p class="source">From the table: kedge.yaml's state and failover priority (0 first), and whether the sync still hears each cluster's API.</p>
-<table id="cluster-states"><tr><th>cluster</th><th>state</th><th class="num">priority</th><th>API snapshot</th></tr>
+<p class="source">From the table: every configured cluster, kedge.yaml's state and failover priority (0 first), what it contributes as the sync counted it (routes with a copy in it, its Services in the table, ready of all its endpoints), and whether the sync still hears its API.</p>
+<table id="cluster-states"><tr><th>cluster</th><th>state</th><th class="num">priority</th><th class="num">routes</th><th class="num">Services</th><th class="num">ready / endpoints</th><th>traffic</th><th>API snapshot</th></tr>
 ${rows.join("\n")}
 </table>`;
 }

@@ -100,7 +100,8 @@ describe("a draining cluster", () => {
     const cookie = pinned!.cookie!.split(";")[0]!;
 
     const { table, diagnostics } = await publish(edge({ west: "state: Draining" }));
-    expect(table.clusters).toEqual({ west: { draining: true } });
+    expect(table.clusters).toMatchObject({ west: { draining: true } });
+    expect(table.clusters?.east).not.toHaveProperty("draining");
     // Its endpoints stay in the table: the pins need them.
     expect(Object.values(table.backends)[0]!.endpoints.map((e) => e.cluster)).toContain("west");
     expect(diagnostics.filter((d) => d.severity === "warning")).toEqual([]);
@@ -139,7 +140,8 @@ describe("a draining cluster", () => {
 describe("a standby cluster (priority 1)", () => {
   it("takes traffic only while the primaries have no usable endpoint, and none once they recover", async ({ expect }) => {
     const { table } = await publish(edge({ south: "priority: 1" }));
-    expect(table.clusters).toEqual({ south: { priority: 1 } });
+    expect(table.clusters).toMatchObject({ south: { priority: 1 } });
+    expect(table.clusters?.east).not.toHaveProperty("priority");
     expect(table.failover).toEqual({ minHealthyEndpoints: 1 });
     expect(await answered(40)).toEqual([ORIGIN.east, ORIGIN.west]);
     // Priority comes before locality: a request from next to the standby still goes to a primary.
@@ -197,5 +199,26 @@ describe("the status page", () => {
       now: 0,
     });
     expect(quiet).not.toContain("cluster-states");
+  });
+
+  it("lists what each cluster contributes, and why one that takes no traffic takes none", ({ expect }) => {
+    const page = statusPage({
+      table: { name: "accounts", version: "v" },
+      minutes: 15,
+      traffic: [],
+      health: null,
+      backends: [],
+      clusters: {
+        east: { account: { routes: 3, services: 2, endpoints: 6, readyEndpoints: 5 } },
+        eu: { account: { routes: 0, services: 0, endpoints: 0, readyEndpoints: 0, idle: "no objects were read from it" } },
+      },
+      now: 0,
+    });
+    expect(page).toContain('data-cluster-state="east"');
+    expect(page).toContain('data-routes="3" data-services="2" data-endpoints="6" data-ready-endpoints="5">');
+    expect(page).toContain(
+      'data-routes="0" data-services="0" data-endpoints="0" data-ready-endpoints="0" data-idle="no objects were read from it"',
+    );
+    expect(page).toContain("no traffic: no objects were read from it");
   });
 });
