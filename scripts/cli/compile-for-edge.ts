@@ -14,7 +14,7 @@ import { missingRoutesBlock, tableNameProblem } from "../checks/deployment-check
 import type { LoadedConfig } from "../config/load-config";
 import { networkBindingProblems } from "../checks/network-bindings";
 import type { StoreTarget } from "../store/open-store";
-import { count, errorCount, formatReport } from "../report/report";
+import { type ClusterView, clusterViews, count, errorCount, formatReport } from "../report/report";
 import { describeUnreachable, type UnreachableEndpoints, unreachableEndpoints } from "../checks/unreachable-endpoints";
 import { UserError } from "../lib/user-error";
 import { writeStatusFiles } from "../report/write-status";
@@ -22,6 +22,8 @@ import { writeStatusFiles } from "../report/write-status";
 /** What a sync reports of a compile, as -o json prints it. */
 export interface CompileSummary {
   table: { name: string; version: string; rules: number; backends: number; shards: number };
+  /** Every configured cluster, with what it contributes. */
+  clusters: ClusterView[];
   statuses: ResourceStatus[];
   diagnostics: Diagnostic[];
   skipped: SkippedDocument[];
@@ -51,6 +53,8 @@ export interface CompileChecks {
   shardBytes: number;
   /** `--status-out`: each object's status block is written there as YAML. */
   statusOut?: string;
+  /** `--verbose`: the text report shows notes too. */
+  verbose?: boolean;
 }
 
 /** How the table will be stored (whole or in shards); one KV cannot hold is refused before anything is written (exit 2). */
@@ -78,7 +82,9 @@ export async function compileForEdge(
   const result = compiled ?? (await compileRouteTable(loaded.edge, loaded.manifests));
   const plan = planOrRefuse(result.table, { shardBytes: checks.shardBytes }, result.text);
   if (checks.statusOut) writeStatusFiles(checks.statusOut, result.statuses, loaded.edge.controllerName);
+  const names = loaded.edge.clusters.map((c) => c.name);
   const summary: CompileSummary = {
+    clusters: clusterViews(result.table, names),
     table: {
       name,
       version: result.table.version,
@@ -91,7 +97,7 @@ export async function compileForEdge(
     skipped: loaded.skipped,
   };
   const report = [
-    formatReport({ ...result, skipped: loaded.skipped, clusters: loaded.edge.clusters.map((c) => c.name) }),
+    formatReport({ ...result, skipped: loaded.skipped, clusters: names, verbose: checks.verbose }),
     ...loaded.unknownClusterDirs.map((dir) => `! clusters/${dir}/ is not named in kedge.yaml; ignored`),
   ];
   const invalidObjects = new Set(

@@ -50,6 +50,9 @@ export const OUTPUT_FLAGS: Flag[] = [
   { flags: "--json", description: "the same as -o json" },
 ];
 
+/** Commands that print a compile report: its notes (info diagnostics) too, on request. */
+export const VERBOSE_FLAG: Flag = { flags: "--verbose", description: "also show the report's notes (info diagnostics) in text output" };
+
 /** The output a command's flags ask for; text for a command without output flags. */
 export const outputFormat = (options: Partial<OutputOptions>): OutputFormat => (options.json ? "json" : (options.output ?? "text"));
 

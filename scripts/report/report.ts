@@ -4,7 +4,7 @@ import type { RouteTable } from "../../src/table/route-table";
 import type { SkippedDocument } from "../../src/gateway-api/parse-manifests";
 
 /** Cluster-scoped kinds have no namespace to show. */
-const CLUSTER_SCOPED = new Set(["GatewayClass", "Namespace"]);
+const CLUSTER_SCOPED = new Set(["GatewayClass", "Namespace", "Cluster"]);
 const objectName = (o: ObjectRef) => `${o.kind} ${CLUSTER_SCOPED.has(o.kind) ? "" : `${o.namespace}/`}${o.name}`;
 const where = (o: ObjectRef, at?: Diagnostic["position"]) =>
   o.file ? ` (${o.file}${at ? `:${at.line}:${at.col}` : o.line ? `:${o.line}` : ""})` : "";
@@ -23,18 +23,76 @@ export interface ReportInput {
   verbose?: boolean;
 }
 
-/** Human-readable report, grouped by cluster and object. */
+/** One configured cluster as the reports show it: its state and what it contributes (every cluster counts). */
+export interface ClusterView {
+  name: string;
+  state: "Serving" | "Draining" | "Disabled";
+  priority?: number;
+  staleSince?: string;
+  routes?: number;
+  services?: number;
+  endpoints?: number;
+  readyEndpoints?: number;
+  /** Why it takes no traffic, when it takes none. */
+  idle?: string;
+}
+
+/** Each of `names` (kedge.yaml's clusters, in order) as the table says of it. */
+export function clusterViews(table: RouteTable, names: string[]): ClusterView[] {
+  return names.map((name) => {
+    const c = table.clusters?.[name] ?? {};
+    return {
+      name,
+      state: c.disabled ? "Disabled" : c.draining ? "Draining" : "Serving",
+      ...(c.priority ? { priority: c.priority } : {}),
+      ...(c.staleSince ? { staleSince: c.staleSince } : {}),
+      ...c.account,
+    };
+  });
+}
+
+/** "3 routes, 2 Services, 5 of 6 endpoints ready" (and why it takes no traffic, when it takes none). */
+export function clusterViewLine(c: ClusterView): string {
+  const counted =
+    c.routes === undefined
+      ? "not counted (a table written by an older sync)"
+      : `${count(c.routes, "route")}, ${count(c.services ?? 0, "Service")}, ${c.readyEndpoints} of ${count(c.endpoints ?? 0, "endpoint")} ready`;
+  return [
+    c.state,
+    counted,
+    ...(c.priority ? [`priority ${c.priority}`] : []),
+    ...(c.staleSince ? [`API unreachable since ${c.staleSince}`] : []),
+    ...(c.idle ? [`no traffic: ${c.idle}`] : []),
+  ].join("; ");
+}
+
+/**
+ * The groups the report shows, in order: kedge.yaml's clusters, then any other cluster an object is told under
+ * (a merged backend's `east,west`), so every diagnostic the JSON report has is shown.
+ */
+function groupsOf(input: ReportInput): string[] {
+  const named = new Set(input.clusters);
+  const others = [...input.statuses.map((s) => s.object.cluster), ...input.diagnostics.map((d) => d.object.cluster)].filter(
+    (c) => !named.has(c),
+  );
+  return [...input.clusters, ...new Set(others)];
+}
+
+/** Human-readable report: what each cluster contributes, then each cluster's objects; the same facts -o json prints. */
 export function formatReport(input: ReportInput): string {
   const lines: string[] = [];
   const endpoints = Object.values(input.table.backends).reduce((n, b) => n + b.endpoints.length, 0);
   lines.push(
     `table ${input.table.name}@${input.table.version}: ${input.table.listeners.length} listeners, ${input.table.rules.length} rules, ${Object.keys(input.table.backends).length} backends, ${endpoints} endpoints`,
   );
-  for (const cluster of input.clusters) {
+  const views = clusterViews(input.table, input.clusters);
+  const width = Math.max(0, ...views.map((c) => c.name.length));
+  lines.push("clusters:", ...views.map((c) => `  ${c.name.padEnd(width)}  ${clusterViewLine(c)}`));
+  for (const cluster of groupsOf(input)) {
     const statuses = input.statuses.filter((s) => s.object.cluster === cluster);
     const diagnostics = input.diagnostics.filter((d) => d.object.cluster === cluster && (d.severity !== "info" || input.verbose));
     if (statuses.length === 0 && diagnostics.length === 0) continue;
-    lines.push("", `cluster ${cluster}`);
+    lines.push("", input.clusters.includes(cluster) ? `cluster ${cluster}` : `across clusters ${cluster.replaceAll(",", ", ")}`);
     for (const s of statuses) {
       lines.push(`  ${objectName(s.object)}  ${s.conditions.map(conditionText).join("  ")}`.trimEnd());
       for (const l of s.listeners ?? [])
@@ -57,7 +115,11 @@ export function formatReport(input: ReportInput): string {
   for (const s of input.skipped) lines.push(`! ${s.file}:${s.line}: ${s.message}; skipped`);
   const errors = errorCount(input.diagnostics);
   const warnings = input.diagnostics.filter((d) => d.severity === "warning").length + input.skipped.length;
+  const notes = input.verbose ? 0 : input.diagnostics.filter((d) => d.severity === "info").length;
   // Errors, not objects: a route can have several, and one with a dropped rule is still served.
-  lines.push("", `${count(errors, "error")}, ${count(warnings, "warning")}`);
+  lines.push(
+    "",
+    `${count(errors, "error")}, ${count(warnings, "warning")}${notes > 0 ? ` (and ${count(notes, "note")}: --verbose shows them)` : ""}`,
+  );
   return lines.join("\n");
 }

@@ -8,13 +8,14 @@ import { withStore } from "../../store/open-store";
 import { readCurrentTable } from "../../store/publish";
 import { count } from "../../report/report";
 import { command, type CommandIO, EXIT, type Outcome } from "../command";
-import { OUTPUT_FLAGS, type OutputOptions, SHARD_SIZE_FLAG, storeTarget, TARGET_FLAGS, type TargetOptions } from "../flags";
+import { OUTPUT_FLAGS, type OutputOptions, SHARD_SIZE_FLAG, storeTarget, TARGET_FLAGS, type TargetOptions, VERBOSE_FLAG } from "../flags";
 
 export interface DiffOptions extends TargetOptions, OutputOptions {
   strict?: boolean;
   allowInvalid?: boolean;
   statusOut?: string;
   shardSize: number;
+  verbose?: boolean;
 }
 
 export const STRICT_FLAG = {
@@ -68,6 +69,7 @@ export function diffWithServed(
       allowInvalid: true,
       shardBytes: options.shardSize,
       statusOut: options.statusOut,
+      verbose: options.verbose,
     };
     const checked = await compileForEdge(loaded, where, checks, io.note, compiled?.result);
     const n = checked.invalidObjects;
@@ -99,7 +101,7 @@ export const diffCommand = command<DiffOptions>({
   summary: "what a sync would change against the table the edge serves; writes nothing",
   description:
     "Compiles the config folder as `kedge sync` would and compares the table with the one the edge serves: the hosts, rules and backends added, removed or changed, with the fields that changed.",
-  flags: [...TARGET_FLAGS, STRICT_FLAG, DIFF_ALLOW_INVALID_FLAG, STATUS_OUT_FLAG, SHARD_SIZE_FLAG, ...OUTPUT_FLAGS],
+  flags: [...TARGET_FLAGS, STRICT_FLAG, DIFF_ALLOW_INVALID_FLAG, STATUS_OUT_FLAG, SHARD_SIZE_FLAG, ...OUTPUT_FLAGS, VERBOSE_FLAG],
   exitCodes: {
     0: "the edge already serves this table",
     1: "the table would change (as `kubectl diff`), or --strict and the report has errors",

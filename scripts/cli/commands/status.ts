@@ -5,7 +5,7 @@
  */
 import { KV_KEYS } from "../../../src/table/kv-keys";
 import { parseHealthRecord } from "../../../src/table/parse-route-table";
-import type { RouteTable } from "../../../src/table/route-table";
+import type { ClusterAccount, RouteTable } from "../../../src/table/route-table";
 import { loadConfig } from "../../config/load-config";
 import { withStore } from "../../store/open-store";
 import { readCurrentTable, readHistory, readPointer } from "../../store/publish";
@@ -23,6 +23,8 @@ interface ClusterStatus {
   priority?: number;
   /** The cluster's API stopped answering `sync --watch` then: the table holds its last snapshot. */
   staleSince?: string;
+  /** What the cluster contributes, as the sync counted it (absent in a table an older sync wrote). */
+  account?: ClusterAccount;
 }
 
 export interface StatusData {
@@ -60,11 +62,13 @@ function clusterLine(c: ClusterStatus, now: number): string {
     c.disabled
       ? "disabled: no endpoints served"
       : `${c.ready} of ${count(c.endpoints, "endpoint")} ready${c.unhealthy.length > 0 ? `, unhealthy: ${c.unhealthy.join(", ")}` : ""}`,
+    ...(c.account ? [`${count(c.account.routes, "route")}, ${count(c.account.services, "Service")}`] : []),
     ...(c.draining ? ["draining: pinned sessions only"] : []),
     ...(c.priority ? [`priority ${c.priority}`] : []),
     ...(c.staleSince
       ? [`API unreachable since ${c.staleSince} (snapshot ${Math.round((now - Date.parse(c.staleSince)) / 60_000)} min old)`]
       : []),
+    ...(c.account?.idle ? [`no traffic: ${c.account.idle}`] : []),
   ];
   return parts.join("; ");
 }

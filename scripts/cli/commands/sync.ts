@@ -7,7 +7,7 @@ import { PUSH_WAIT_MS, pushTable, readCurrentTable } from "../../store/publish";
 import { describeStatusWrites, writeBackStatuses } from "../../kube/status/write-back";
 import type { StatusWrites } from "../../kube/status/writer";
 import { command, type CommandIO, EXIT, type Outcome } from "../command";
-import { OUTPUT_FLAGS, parseDurationFlag, SHARD_SIZE_FLAG, storeTarget, TARGET_FLAGS } from "../flags";
+import { OUTPUT_FLAGS, parseDurationFlag, SHARD_SIZE_FLAG, storeTarget, TARGET_FLAGS, VERBOSE_FLAG } from "../flags";
 import { WatchLoop, type WatchSummary } from "../../watch/watch-loop";
 import { diffLines, diffTables } from "../../report/diff-tables";
 import { largeDrop } from "../../checks/large-drop";
@@ -82,6 +82,7 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
       allowInvalid: options.allowInvalid ?? false,
       shardBytes: options.shardSize,
       statusOut: options.statusOut,
+      verbose: options.verbose,
     };
     const checked = await compileForEdge(loaded, where, checks, io.note, compiled?.result);
     if (checked.refusal) return refusedOutcome(checked, checked.refusal, io);
@@ -179,6 +180,7 @@ export const syncCommand = command<SyncOptions>({
     },
     SHARD_SIZE_FLAG,
     ...OUTPUT_FLAGS,
+    VERBOSE_FLAG,
   ],
   exitCodes: {
     0: "written, or already current (warnings allowed; a status the cluster refused is a warning)",

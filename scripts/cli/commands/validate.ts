@@ -3,21 +3,27 @@
  * schema, then the compile and its report), with nothing else needed: no wrangler config, no KV, no login.
  */
 import { compileRouteTable } from "../../../src/compile/compile-route-table";
-import type { Diagnostic } from "../../../src/compile/status/diagnostics";
+import type { Diagnostic, ResourceStatus } from "../../../src/compile/status/diagnostics";
+import type { SkippedDocument } from "../../../src/gateway-api/parse-manifests";
 import { loadConfig, withLiveClusters } from "../../config/load-config";
-import { errorCount, formatReport } from "../../report/report";
+import { type ClusterView, clusterViews, errorCount, formatReport } from "../../report/report";
 import { command, EXIT } from "../command";
-import { OUTPUT_FLAGS, type OutputOptions } from "../flags";
+import { OUTPUT_FLAGS, type OutputOptions, VERBOSE_FLAG } from "../flags";
 
 interface ValidateOptions extends OutputOptions {
   config: string;
+  verbose?: boolean;
 }
 
 export interface ValidateData {
   table: { name: string; version: string; rules: number; backends: number };
+  /** Every configured cluster, with what it contributes. */
+  clusters: ClusterView[];
   errors: number;
   warnings: number;
   diagnostics: Diagnostic[];
+  statuses: ResourceStatus[];
+  skipped: SkippedDocument[];
 }
 
 export const validateCommand = command<ValidateOptions>({
@@ -28,6 +34,7 @@ export const validateCommand = command<ValidateOptions>({
   flags: [
     { flags: "--config <dir>", description: "config folder with kedge.yaml and clusters/<name>/", default: "config" },
     ...OUTPUT_FLAGS,
+    VERBOSE_FLAG,
   ],
   exitCodes: {
     0: "no errors (warnings allowed)",
@@ -40,7 +47,9 @@ export const validateCommand = command<ValidateOptions>({
     const result = await compileRouteTable(loaded.edge, loaded.manifests);
     const errors = errorCount(result.diagnostics);
     const warnings = result.diagnostics.filter((d) => d.severity === "warning").length + loaded.skipped.length;
+    const names = loaded.edge.clusters.map((c) => c.name);
     const data: ValidateData = {
+      clusters: clusterViews(result.table, names),
       table: {
         name: result.table.name,
         version: result.table.version,
@@ -50,8 +59,10 @@ export const validateCommand = command<ValidateOptions>({
       errors,
       warnings,
       diagnostics: result.diagnostics,
+      statuses: result.statuses,
+      skipped: loaded.skipped,
     };
-    const report = formatReport({ ...result, skipped: loaded.skipped, clusters: loaded.edge.clusters.map((c) => c.name) });
+    const report = formatReport({ ...result, skipped: loaded.skipped, clusters: names, verbose: options.verbose });
     return {
       code: errors > 0 ? EXIT.REFUSED : EXIT.OK,
       data,

@@ -10,6 +10,9 @@ import type { ResourceIndex } from "../input/resource-index";
 import { specOf } from "../input/typed-objects";
 import type { ServicePort, Transport } from "./service-transport";
 
+/** "its 3 endpoints are left out" */
+export const leftOut = (n: number) => `its ${n} endpoint${n === 1 ? " is" : "s are"} left out`;
+
 export type { ServicePort };
 
 /** The Service's ports; a port without a name has the name "" (as in EndpointSlice ports). */
@@ -79,7 +82,7 @@ function fromEndpointSlices(
       dropped.push({
         slice,
         service,
-        why: `has no port matching Service ${service.metadata.namespace}/${service.metadata.name} port ${port.port} (${named}; the slice's ports: ${portNames(data.ports ?? [])}): its ${count} endpoint${count === 1 ? "" : "s"} are left out`,
+        why: `has no port matching Service ${service.metadata.namespace}/${service.metadata.name} port ${port.port} (${named}; the slice's ports: ${portNames(data.ports ?? [])}): ${leftOut(count)}`,
       });
       continue;
     }
@@ -88,7 +91,7 @@ function fromEndpointSlices(
       dropped.push({
         slice,
         service,
-        why: `port ${JSON.stringify(port.name)} has no number: its ${count} endpoint${count === 1 ? "" : "s"} are left out`,
+        why: `port ${JSON.stringify(port.name)} has no number: ${leftOut(count)}`,
       });
       continue;
     }

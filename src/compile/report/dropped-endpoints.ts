@@ -4,7 +4,7 @@
  * a number), and a slice no Service owns (no kubernetes.io/service-name label).
  */
 import type { Manifest } from "../../gateway-api/manifest";
-import type { DroppedSlice } from "../backends/service-endpoints";
+import { type DroppedSlice, leftOut } from "../backends/service-endpoints";
 import type { ResourceIndex } from "../input/resource-index";
 import { SERVICE_NAME_LABEL } from "../input/resource-index";
 import { specOf } from "../input/typed-objects";
@@ -35,7 +35,7 @@ export function reportDroppedEndpoints(dropped: DroppedSlice[], index: ResourceI
       slice,
       "metadata.labels",
       REASON.EndpointsDropped,
-      `EndpointSlice ${slice.metadata.namespace}/${slice.metadata.name} in cluster ${slice.cluster} has no ${SERVICE_NAME_LABEL} label, so it belongs to no Service: its ${count} endpoint${count === 1 ? "" : "s"} are left out`,
+      `EndpointSlice ${slice.metadata.namespace}/${slice.metadata.name} in cluster ${slice.cluster} has no ${SERVICE_NAME_LABEL} label, so it belongs to no Service: ${leftOut(count)}`,
     );
   }
   return slices;
