@@ -10,6 +10,7 @@
  * and allocates nothing on the way (a table has a lot of fields). `conforms` is the type guard both use:
  * a value that passes is its schema's type, with no cast at the caller.
  */
+import { nearest } from "./did-you-mean";
 import { REASON } from "./reasons";
 
 declare const VALUE: unique symbol;
@@ -343,27 +344,6 @@ export interface Problem {
 
 const here = (message: string): Problem => ({ path: [], message });
 const within = (part: string | number, inner: Problem): Problem => ({ path: [part, ...inner.path], message: inner.message });
-
-/** A known name a couple of edits (or a letter case) away from `key`, for "did you mean". */
-function nearest(key: string, names: string[]): string | undefined {
-  const lower = key.toLowerCase();
-  const exact = names.find((n) => n.toLowerCase() === lower);
-  if (exact) return exact;
-  const close = names.map((n) => ({ n, d: editDistance(n.toLowerCase(), lower) })).sort((a, b) => a.d - b.d)[0];
-  return close && close.d <= (close.n.length >= 5 ? 2 : 1) ? close.n : undefined;
-}
-
-/** Levenshtein distance. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++)
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length]!;
-}
 
 /** The schema as a JSON Schema (draft 2020-12), for editors. */
 export function toJsonSchema(schema: Schema): Record<string, unknown> {

@@ -10,7 +10,7 @@ import type { Manifest } from "../../gateway-api/manifest";
 import type { CompiledBackend, CompiledEndpoint } from "../../table/route-table";
 import { GATEWAY_GROUP, MCS_GROUP, X_GROUP } from "../input/api-groups";
 import type { ClusterSettings, EdgeConfig } from "../input/edge-config";
-import { isReferencePermitted } from "../input/reference-grant";
+import { grantHint, isReferencePermitted } from "../input/reference-grant";
 import type { ResourceIndex } from "../input/resource-index";
 import type { BackendObjectReference } from "../input/typed-objects";
 import { type FieldProblem, isProblem } from "../status/problems";
@@ -21,6 +21,7 @@ import type { CompositeBackends } from "./composite-backends";
 import { type DroppedSlice, resolveServiceEndpoints, servicePorts } from "./service-endpoints";
 import { isRefusal, type ServicePort, serviceTransport } from "./service-transport";
 import { externalEndpoint, type XBackends } from "./xbackends";
+import { suggestion } from "../../table/did-you-mean";
 
 /**
  * The route whose refs are resolved, and the clusters it stands for: its own, or every cluster holding an
@@ -70,6 +71,19 @@ export interface Missing {
 export type Resolution = { backend: string; missing?: Missing[]; from?: string[] } | FieldProblem;
 
 const notFound = (t: Target, message: string): FieldProblem => ({ field: `${t.at}.name`, reason: REASON.BackendNotFound, message });
+
+/** The objects of `kind` in the target's namespace of its clusters, for "did you mean". */
+const namesThere = (ctx: BackendContext, t: Target, kind: string): string[] =>
+  ctx.index
+    .all(kind)
+    .filter((m) => t.clusters.includes(m.cluster) && m.metadata.namespace === t.namespace)
+    .map((m) => m.metadata.name);
+
+/** A Service's ports as a message lists them: "80 (http), 8080 (admin)". */
+const portList = (service: Manifest): string =>
+  servicePorts(service)
+    .map((p) => (p.name ? `${p.port} (${p.name})` : `${p.port}`))
+    .join(", ") || "none";
 
 /** The Service port a ref's port names; with no port, the Service's only port. */
 function pickServicePort(service: Manifest, port: number | undefined): ServicePort | undefined {
@@ -132,13 +146,17 @@ function resolveService(ctx: BackendContext, t: Target): Resolution {
   if (contributing.length === 0) {
     const first = found[0]!;
     const where = t.clusters.length > 1 ? `any of clusters ${t.clusters.join(", ")}` : `cluster ${first.cluster}`;
-    if (found.some((f) => f.service))
+    const service = found.find((f) => f.service)?.service;
+    if (service)
       return {
         field: `${t.at}.port`,
         reason: REASON.BackendNotFound,
-        message: `Service ${t.namespace}/${t.name} has no port ${t.port} in ${where}`,
+        message: `Service ${t.namespace}/${t.name} has no port ${t.port} in ${where} (its ports: ${portList(service)})`,
       };
-    return notFound(t, `Service ${t.namespace}/${t.name} not found in ${where}`);
+    return notFound(
+      t,
+      `Service ${t.namespace}/${t.name} not found in ${where}${suggestion(t.name, namesThere(ctx, t, "Service"), `Services in namespace ${t.namespace}`)}`,
+    );
   }
   const port = contributing[0]!.port!.port;
   const clusters = contributing.map((f) => f.cluster);
@@ -159,7 +177,7 @@ function resolveService(ctx: BackendContext, t: Target): Resolution {
     !f.service
       ? `Service ${t.namespace}/${t.name} not found`
       : !f.port
-        ? `Service ${t.namespace}/${t.name} has no port ${t.port}`
+        ? `Service ${t.namespace}/${t.name} has no port ${t.port} (its ports: ${portList(f.service)})`
         : "cluster not in the edge settings";
   // A cluster whose Service has no endpoint the edge can use adds no capacity either: said, not left silent.
   // (When no cluster has one, the backend's own NoReadyEndpoints warning says so.)
@@ -224,7 +242,14 @@ function resolveComposite(ctx: BackendContext, t: Target): Resolution {
       t,
       ctx.composites.isDeclared(t.namespace, t.name)
         ? `CompositeBackend ${t.namespace}/${t.name} is not accepted with a resolvable target in any cluster`
-        : `CompositeBackend ${t.namespace}/${t.name} not found in any cluster`,
+        : `CompositeBackend ${t.namespace}/${t.name} not found in any cluster${suggestion(
+            t.name,
+            ctx.index
+              .all("CompositeBackend")
+              .filter((m) => m.metadata.namespace === t.namespace)
+              .map((m) => m.metadata.name),
+            `CompositeBackends in namespace ${t.namespace}`,
+          )}`,
     );
   }
   const endpoints: CompiledEndpoint[] = [];
@@ -294,7 +319,11 @@ function resolveXBackend(ctx: BackendContext, t: Target): Resolution {
   const accepted = found.flatMap((f) => (f.xb?.ok ? [{ cluster: f.cluster, target: f.xb.target }] : []));
   if (accepted.length === 0) {
     const { cluster, xb } = found.find((f) => f.xb) ?? found[0]!;
-    if (!xb || xb.ok) return notFound(t, `XBackend ${t.namespace}/${t.name} not found in cluster ${cluster}`);
+    if (!xb || xb.ok)
+      return notFound(
+        t,
+        `XBackend ${t.namespace}/${t.name} not found in cluster ${cluster}${suggestion(t.name, namesThere(ctx, t, "XBackend"), `XBackends in namespace ${t.namespace}`)}`,
+      );
     const reason = xb.problem.reason === REASON.UnsupportedProtocol ? REASON.UnsupportedProtocol : REASON.BackendNotFound;
     return { field: t.at, reason, message: `XBackend ${t.namespace}/${t.name} is not accepted: ${xb.problem.message}` };
   }
@@ -365,7 +394,11 @@ export function resolveTarget(ctx: BackendContext, scope: RouteScope, ref: Backe
     return {
       field: `${at}.namespace`,
       reason: REASON.RefNotPermitted,
-      message: `no ReferenceGrant in namespace ${namespace} allows this route to use ${kind} ${name}`,
+      message: `no ReferenceGrant in namespace ${namespace} allows this route to use ${kind} ${name}${grantHint(ctx.index, {
+        cluster: scope.clusters[0]!,
+        from,
+        to: { group, kind, namespace, name },
+      })}`,
     };
   }
   const resolved = resolver(ctx, { route, clusters: permitted, group, kind, namespace, name, port: ref.port, at });

@@ -21,6 +21,7 @@ import { compileSession, parseSessionPersistence, sameSettings } from "../backen
 import { compileRetry } from "./retry";
 import { compileTimeouts } from "./timeouts";
 import { groupSameObjects } from "../input/sameness";
+import { suggestion } from "../../table/did-you-mean";
 import { type HTTPRouteRule, type ParentReference, specOf } from "../input/typed-objects";
 import { type FieldProblem, isProblem } from "../status/problems";
 
@@ -263,9 +264,17 @@ function attachToParent(route: Manifest, parent: ParentReference, hostnames: str
       parentRef,
       attachments: [],
       condition: fails(
-        REASON.Accepted,
+        "Accepted",
         REASON.NoMatchingParent,
-        `${parentName} has no served listener${section ? ` named ${section}` : ""}${port ? ` on port ${port}` : ""}`,
+        `${parentName} has no served listener${section ? ` named ${section}` : ""}${port ? ` on port ${port}` : ""}${
+          section
+            ? suggestion(
+                section,
+                ofGateway.filter(isServed).map((l) => l.name),
+                "served listeners",
+              )
+            : ""
+        }`,
       ),
     };
   }
@@ -275,7 +284,7 @@ function attachToParent(route: Manifest, parent: ParentReference, hostnames: str
       parentRef,
       attachments: [],
       condition: fails(
-        REASON.Accepted,
+        "Accepted",
         REASON.NotAllowedByListeners,
         `listeners of ${parentName} do not allow HTTPRoutes from namespace ${route.metadata.namespace}`,
       ),
@@ -310,6 +319,27 @@ interface AttachedCopy {
   outcomes: ParentOutcome[];
 }
 
+/**
+ * The Gateways (or ListenerSets) of this edge a parentRef could have meant: those of the route's cluster in the
+ * parentRef's namespace by name, else every one of the cluster as namespace/name.
+ */
+function parentHint(route: Manifest, parent: ParentReference, listeners: EdgeListener[]): string {
+  const toSet = isListenerSetRef(parent.group, parent.kind);
+  const owners = listeners
+    .filter((l) => l.clusters.includes(route.cluster) && (toSet ? l.listenerSet : !l.listenerSet))
+    .map((l) => (toSet ? l.listenerSet![0]! : l.gateway).metadata);
+  const namespace = parent.namespace ?? route.metadata.namespace;
+  const here = owners.filter((o) => o.namespace === namespace).map((o) => o.name);
+  const what = toSet ? "ListenerSet" : "Gateway";
+  return here.length > 0
+    ? suggestion(parent.name, here, `${what}s of this edge in namespace ${namespace}`)
+    : suggestion(
+        `${namespace}/${parent.name}`,
+        owners.map((o) => `${o.namespace}/${o.name}`),
+        `${what}s of this edge in cluster ${route.cluster}`,
+      );
+}
+
 /** How each copy attached; copies naming no Gateway of this edge are reported and left out. */
 function attachCopies(ctx: BackendContext, listeners: EdgeListener[], report: CompileReport): Map<Manifest, AttachedCopy> {
   const attached = new Map<Manifest, AttachedCopy>();
@@ -327,7 +357,7 @@ function attachCopies(ctx: BackendContext, listeners: EdgeListener[], report: Co
       "spec.parentRefs",
       REASON.NoMatchingParent,
       named
-        ? `no Gateway of this edge named ${named} in cluster ${route.cluster}; route ignored`
+        ? `no Gateway of this edge named ${named} in cluster ${route.cluster}; route ignored${parentHint(route, parents[0]!, listeners)}`
         : "route has no Gateway parentRef; ignored",
     );
   }
