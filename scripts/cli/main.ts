@@ -11,5 +11,17 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+/**
+ * Resolves once everything written to `stream` so far has left the process. A pipe takes writes
+ * asynchronously: exiting before they drain cuts what a reader gets (`kedge ... -o json | jq` got 64 KiB).
+ */
+const drained = (stream: NodeJS.WriteStream): Promise<void> =>
+  new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) return resolve();
+    stream.write("", () => resolve());
+  });
+
 const io = { out: (t: string) => console.log(t), err: (t: string) => console.error(t), isTTY: process.stderr.isTTY };
-process.exit(await runCli(process.argv.slice(2), io));
+const code = await runCli(process.argv.slice(2), io);
+await Promise.all([drained(process.stdout), drained(process.stderr)]);
+process.exit(code);
