@@ -56,6 +56,8 @@ export const REASON = {
   UnsupportedAddress: "UnsupportedAddress",
   /** Two Gateways take the same hosts on the same port: at the edge they share one address. */
   GatewaysOverlap: "GatewaysOverlap",
+  /** A field or kind the Gateway API has deprecated: still honoured, and named so it can be moved. */
+  Deprecated: "Deprecated",
 } as const;
 
 export type Reason = (typeof REASON)[keyof typeof REASON];
