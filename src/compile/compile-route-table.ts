@@ -96,7 +96,7 @@ function readBackends(index: ResourceIndex, edge: EdgeConfig, clusterOrder: Map<
     });
   const xbackends = new XBackends(index.all("XBackend"), edge.egress, secretGrant, report);
   const composites = new CompositeBackends(index, xbackends, report);
-  const policies = new BackendPolicies(index, composites, report);
+  const policies = new BackendPolicies(index, xbackends, composites, report);
   const backendTls = new BackendTlsPolicies(index, clusterOrder, report);
   const ctx: BackendContext = {
     index,

@@ -60,6 +60,8 @@ export const REASON = {
   EndpointsDropped: "EndpointsDropped",
   /** A configured cluster that takes no traffic, and why. */
   NoTraffic: "NoTraffic",
+  /** A field or kind the Gateway API has deprecated: still honoured, and named so it can be moved. */
+  Deprecated: "Deprecated",
 } as const;
 
 export type Reason = (typeof REASON)[keyof typeof REASON];

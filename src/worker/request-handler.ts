@@ -219,7 +219,8 @@ async function pinOrChoose(ctx: Resolved, h: HandlerContext): Promise<Target | R
 async function forwardRequest(ctx: Resolved, target: Target, h: HandlerContext): Promise<ForwardResult> {
   const { rule } = ctx.match;
   const upstream = buildUpstreamRequest(ctx, target.slots.request);
-  const replayWanted = rule.retry !== undefined || target.slots.mirrors.length > 0;
+  // A body is kept for a second send only when one may come: `attempts: 0` sends once.
+  const replayWanted = (rule.retry !== undefined && rule.retry.attempts > 0) || target.slots.mirrors.length > 0;
   const reading = readRequestBody(ctx.request, ctx.line.method, replayWanted);
   const body = reading instanceof Promise ? await reading : reading;
   const outbound: Outbound = { ...upstream, body };

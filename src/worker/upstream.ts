@@ -4,7 +4,7 @@
  * try is sent, and the health feed. `forward` adds retries and failover as Gateway API (GEP-1731) and
  * Envoy define them: connection errors and backendRequest timeouts are retried, a `retry` policy's codes
  * too, with exponential backoff and jitter, each retry to another endpoint (another cluster first), all
- * under the backend's retry budget and the rule's request timeout.
+ * under the backend's retry budget and the rule's request timeout; a policy with `attempts: 0` sends once.
  */
 import { hostnameMatches } from "../routing/hostname-match";
 import { isInternalAddress } from "../routing/address-scope";
@@ -191,9 +191,9 @@ export function backoffDelay(baseMs: number, n: number, random: number): number 
 }
 
 /**
- * How many retries a request may have: a `retry` policy's attempts (any method: the route asked for it);
- * without one, a single failover of an idempotent request that could not connect. Never with a body that
- * was streamed (it cannot be sent twice).
+ * How many retries a request may have: a `retry` policy's attempts (any method: the route asked for it;
+ * `attempts: 0` none at all, not even a failover); without one, a single failover of an idempotent request
+ * that could not connect. Never with a body that was streamed (it cannot be sent twice).
  */
 function retryAllowance(plan: ForwardPlan): { attempts: number; codes: readonly number[]; timeouts: boolean } {
   if (!isReplayable(plan.outbound.body)) return { attempts: 0, codes: [], timeouts: false };

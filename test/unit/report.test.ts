@@ -31,7 +31,7 @@ describe("formatReport", () => {
     expect(lines).toContain("  BackendLBPolicy shop/idle-sticky  Accepted=True");
     expect(after("  BackendLBPolicy shop/idle-sticky")).toBe("    used through no Gateway of this cluster");
     expect(after("  HTTPRoute shop/web")).toBe("    parent shop/gw: Accepted=True  ResolvedRefs=True");
-    expect(lines.at(-1)).toBe("0 errors, 0 warnings");
+    expect(lines.at(-1)).toMatch(/^0 errors, 0 warnings( \(and 1 note: --verbose shows them\))?$/);
   });
 
   it("counts errors, not rejected objects: a route whose one rule was dropped is still served", async () => {
@@ -51,6 +51,6 @@ spec:
     const result = await compileYaml(XBACKEND_EDGE, { c1: partly });
     const lines = formatReport({ ...result, skipped: [], clusters: ["c1"] }).split("\n");
     expect(lines).toContain("    parent shop/gw: Accepted=True  ResolvedRefs=True  PartiallyInvalid=True UnsupportedValue");
-    expect(lines.at(-1)).toMatch(/^1 error, \d+ warnings?$/);
+    expect(lines.at(-1)).toMatch(/^1 error, \d+ warnings?( \(and \d+ notes?: --verbose shows them\))?$/);
   });
 });

@@ -30,7 +30,6 @@ describe("sessionPersistence parsing", () => {
     [{ cookieConfig: { lifetimeType: "Permanent" } }, "x.absoluteTimeout", "Permanent cookie needs absoluteTimeout"],
     [{ type: "Header", cookie: { name: "c" } }, "x.cookie", "only allowed with type Cookie"],
     [{ type: "Cookie", header: { name: "h" } }, "x.header", "only allowed with type Header"],
-    [{ type: "Header", header: {} }, "x.header.name", "required"],
     [{ sessionName: "bad name;" }, "x.cookie.name", "not a valid cookie name"],
     [{ absoluteTimeout: "1 hour" }, "x.absoluteTimeout", "positive duration"],
     [{ cookie: { path: "relative" } }, "x.cookie.path", "must start with /"],
@@ -171,6 +170,20 @@ spec: { targetRefs: [{ kind: Service, name: a }] }
     expect(byName.missing).toMatchObject({ status: "False", reason: "TargetNotFound" });
   });
 
+  it("v1.7's header without its name is refused by the schema stage, on a route as on an XBackendTrafficPolicy", async ({ expect }) => {
+    const { diagnostics } = await compileYaml(EDGE, {
+      east: [
+        base("    - sessionPersistence: { type: Header, header: {} }\n      backendRefs: [{ name: a, port: 80 }]"),
+        policy("no-name", "{ group: '', kind: Service, name: a }", "{ type: Header, header: {} }", undefined, "XBackendTrafficPolicy"),
+      ].join("---"),
+    });
+    const missing = diagnostics.filter((d) => d.field?.endsWith("sessionPersistence.header.name"));
+    expect(missing.map((d) => [d.severity, d.object.kind, d.field, d.message])).toEqual([
+      ["error", "HTTPRoute", "spec.rules[0].sessionPersistence.header.name", "is required; the route is not served"],
+      ["error", "XBackendTrafficPolicy", "spec.sessionPersistence.header.name", "is required; the object is not served"],
+    ]);
+  });
+
   it("a session type other than Cookie or Header is refused by the schema stage, before any translator", async ({ expect }) => {
     const { table, diagnostics } = await compileYaml(EDGE, {
       east: base("    - sessionPersistence: { type: Sticky }\n      backendRefs: [{ name: a, port: 80 }]"),
@@ -243,6 +256,176 @@ spec:
         field: "spec.retryConstraint.budget.percent",
         reason: "UnsupportedValue",
         message: "must be <= 100; the object is not served",
+      }),
+    );
+  });
+});
+
+describe("an XBackend's own session persistence (Gateway API v1.7)", () => {
+  const EDGE_XB = EDGE.replace("clusters:", "egress: { allowedHostnames: ['*.partner.example'] }, clusters:");
+  const xbackend = (name: string, persistence: string, created = "2026-01-01T00:00:00Z") => `
+apiVersion: gateway.networking.x-k8s.io/v1alpha1
+kind: XBackend
+metadata: { name: ${name}, namespace: app, creationTimestamp: "${created}" }
+spec:
+  type: ExternalHostname
+  externalHostname: { hostname: ${name}.partner.example }
+  port: { port: 443 }
+  tls: { mode: ServerOnly }
+  sessionPersistence: ${persistence}
+`;
+  const toXB = (name: string) => `{ group: gateway.networking.x-k8s.io, kind: XBackend, name: ${name} }`;
+  const sessionOf = (table: { matches: { path: { value: string }; rule: number }[]; rules: { session?: unknown }[] }, path: string) =>
+    table.rules[table.matches.find((m) => m.path.value === path)!.rule]?.session;
+
+  it("applies to every rule of every route that sends to it, in v1.7's shape or the released one", async ({ expect }) => {
+    const other = `\n${gatewayAndRoute({
+      namespace: "app",
+      route: "other",
+      hostname: "other.example",
+      rules: `    - matches: [{ path: { type: PathPrefix, value: /other } }]\n      backendRefs: [${toXB("partner")}]`,
+    })}`
+      .replace("name: gw,", "name: gw2,")
+      .replace("parentRefs: [{ name: gw }]", "parentRefs: [{ name: gw2 }]");
+    const { table, statuses, diagnostics } = await compileYaml(EDGE_XB, {
+      east: [
+        base(`    - matches: [{ path: { type: PathPrefix, value: /a } }]
+      backendRefs: [${toXB("partner")}]
+    - matches: [{ path: { type: PathPrefix, value: /b } }]
+      backendRefs: [${toXB("partner")}]
+    - matches: [{ path: { type: PathPrefix, value: /legacy } }]
+      backendRefs: [${toXB("legacy")}]`),
+        other,
+        xbackend("partner", "{ type: Cookie, absoluteTimeout: 1h, cookie: { name: partner, path: /a, lifetimeType: Permanent } }"),
+        xbackend("legacy", "{ sessionName: legacy, idleTimeout: 30m }"),
+      ].join("---"),
+    });
+    const partner = { type: "Cookie", name: "partner", path: "/a", lifetime: "Permanent", absoluteTimeoutMs: 3_600_000 };
+    expect(sessionOf(table, "/a")).toEqual({ scope: "app/web/rule/0", sameSite: "Strict", ...partner });
+    // One backend, several rules and routes: each keeps its own sessions (the scope), under the XBackend's name.
+    expect(sessionOf(table, "/b")).toMatchObject({ scope: "app/web/rule/1", ...partner });
+    expect(sessionOf(table, "/other")).toMatchObject({ scope: "app/other/rule/0", ...partner });
+    expect(sessionOf(table, "/legacy")).toMatchObject({ type: "Cookie", name: "legacy", idleTimeoutMs: 1_800_000 });
+    const accepted = statuses.find((s) => s.object.kind === "XBackend" && s.object.name === "partner")?.conditions[0];
+    expect(accepted).toMatchObject({ status: "True", message: "https://partner.partner.example:443" });
+    // Declared where v1.7 wants it: nothing to warn about.
+    expect(diagnostics.filter((d) => d.reason === "Conflicted" || d.reason === "Deprecated")).toEqual([]);
+  });
+
+  it("refuses an XBackend whose sessionPersistence is invalid, naming the field", async ({ expect }) => {
+    const { statuses, diagnostics } = await compileYaml(EDGE_XB, {
+      east: [
+        base(`    - backendRefs: [${toXB("broken")}]`),
+        xbackend("broken", "{ cookie: { name: b, path: relative } }"),
+        xbackend("forever", "{ cookie: { lifetimeType: Forever } }"),
+      ].join("---"),
+    });
+    const broken = statuses.find((s) => s.object.name === "broken")?.conditions[0];
+    expect(broken).toMatchObject({ type: "Accepted", status: "False", reason: "UnsupportedValue" });
+    expect(diagnostics).toContainEqual(
+      expect.objectContaining({ severity: "error", field: "spec.sessionPersistence.cookie.path", reason: "UnsupportedValue" }),
+    );
+    // v1.7's enum is checked by the schema stage, before the XBackend is compiled.
+    expect(diagnostics).toContainEqual(
+      expect.objectContaining({
+        severity: "error",
+        field: "spec.sessionPersistence.cookie.lifetimeType",
+        message: expect.stringContaining("Session, Permanent"),
+      }),
+    );
+  });
+
+  it("comes first: before the rule's own, which comes before a policy's; each disagreement is Conflicted, each deprecated place an info", async ({
+    expect,
+  }) => {
+    const { table, statuses, diagnostics } = await compileYaml(EDGE_XB, {
+      east: [
+        base(`    - matches: [{ path: { type: PathPrefix, value: /rule-vs-xbackend } }]
+      sessionPersistence: { type: Header, header: { name: x-rule } }
+      backendRefs: [${toXB("partner")}]
+    - matches: [{ path: { type: PathPrefix, value: /xbackend-and-policy } }]
+      backendRefs: [{ name: a, port: 80 }, ${toXB("partner")}]
+    - matches: [{ path: { type: PathPrefix, value: /rule-vs-policy } }]
+      sessionPersistence: { sessionName: rule }
+      backendRefs: [{ name: a, port: 80 }]
+    - matches: [{ path: { type: PathPrefix, value: /policy } }]
+      backendRefs: [{ name: a, port: 80 }]`),
+        xbackend("partner", "{ type: Cookie, cookie: { name: partner } }"),
+        policy("on-a", "{ kind: Service, name: a }", "{ sessionName: from-policy }"),
+        policy("on-partner", toXB("partner"), "{ sessionName: other }", undefined, "XBackendTrafficPolicy"),
+      ].join("---"),
+    });
+    expect(sessionOf(table, "/rule-vs-xbackend")).toMatchObject({ type: "Cookie", name: "partner" });
+    expect(sessionOf(table, "/xbackend-and-policy")).toMatchObject({ type: "Cookie", name: "partner" });
+    expect(sessionOf(table, "/rule-vs-policy")).toMatchObject({ type: "Cookie", name: "rule" });
+    expect(sessionOf(table, "/policy")).toMatchObject({ type: "Cookie", name: "from-policy" });
+
+    const about = (reason: string) =>
+      diagnostics.filter((d) => d.reason === reason).map((d) => `${d.severity} ${d.object.kind}/${d.object.name} ${d.field}: ${d.message}`);
+    expect(about("Conflicted")).toEqual([
+      "error XBackendTrafficPolicy/on-partner spec.targetRefs: XBackend/east/app/partner declares its own sessionPersistence; an XBackend's own sessionPersistence comes before a policy's (Gateway API v1.7)",
+      "warning HTTPRoute/web spec.rules[0].sessionPersistence: XBackend east/app/partner declares its own sessionPersistence, which applies to this rule (Gateway API v1.7: it belongs to the backend); the rule's own is not used",
+      "warning HTTPRoute/web spec.rules[1].backendRefs: backends of this rule carry different session persistence (XBackend east/app/partner and BackendLBPolicy east/app/on-a); XBackend east/app/partner applies to the whole rule (a backend's own comes before a policy's)",
+      "warning HTTPRoute/web spec.rules[2].sessionPersistence: the rule's own sessionPersistence applies, not the one BackendLBPolicy east/app/on-a sets on its backends (a rule's comes before a policy's)",
+    ]);
+    expect(statuses.find((s) => s.object.name === "on-partner")?.conditions[0]).toMatchObject({ status: "False", reason: "Conflicted" });
+    const deprecated = diagnostics.filter((d) => d.reason === "Deprecated");
+    expect(deprecated.map((d) => [d.severity, d.object.name, d.field])).toEqual([
+      ["info", "on-a", "spec.sessionPersistence"],
+      ["info", "web", "spec.rules[0].sessionPersistence"],
+      ["info", "web", "spec.rules[2].sessionPersistence"],
+    ]);
+    expect(deprecated[1]!.message).toContain("declare it on the XBackend (spec.sessionPersistence)");
+  });
+
+  it("one name, one backend: a second XBackend naming the same cookie is served without sessions, and warned", async ({ expect }) => {
+    const { table, statuses, diagnostics } = await compileYaml(EDGE_XB, {
+      east: [
+        base(`    - matches: [{ path: { type: PathPrefix, value: /first } }]
+      backendRefs: [${toXB("first")}]
+    - matches: [{ path: { type: PathPrefix, value: /second } }]
+      backendRefs: [${toXB("second")}]`),
+        xbackend("second", "{ cookie: { name: shared } }", "2026-02-01T00:00:00Z"),
+        xbackend("first", "{ cookie: { name: shared } }", "2026-01-01T00:00:00Z"),
+      ].join("---"),
+    });
+    expect(sessionOf(table, "/first")).toMatchObject({ name: "shared" });
+    expect(sessionOf(table, "/second")).toBeUndefined();
+    expect(diagnostics).toContainEqual(
+      expect.objectContaining({
+        severity: "warning",
+        object: expect.objectContaining({ kind: "XBackend", name: "second" }),
+        field: "spec.sessionPersistence",
+        reason: "Conflicted",
+        message: expect.stringContaining("cookie name shared is already used for XBackend/east/app/first"),
+      }),
+    );
+    expect(statuses.find((s) => s.object.name === "second")?.conditions[0]).toMatchObject({ status: "True" });
+  });
+
+  it("copies of an XBackend in several clusters are one backend: one name is no conflict, different settings are reported", async ({
+    expect,
+  }) => {
+    const route = base(`    - backendRefs: [${toXB("partner")}]`);
+    const same = await compileYaml(EDGE_XB, {
+      east: [route, xbackend("partner", "{ cookie: { name: p } }")].join("---"),
+      west: [route, xbackend("partner", "{ cookie: { name: p } }")].join("---"),
+    });
+    expect(same.table.rules[0]?.session).toMatchObject({ name: "p", scope: "app/web/rule/0" });
+    expect(same.diagnostics.filter((d) => d.reason === "Conflicted")).toEqual([]);
+
+    const differing = await compileYaml(EDGE_XB, {
+      east: [route, xbackend("partner", "{ cookie: { name: p } }")].join("---"),
+      west: [route, xbackend("partner", "{ cookie: { name: p }, absoluteTimeout: 1h }")].join("---"),
+    });
+    expect(differing.table.rules[0]?.session).toMatchObject({ name: "p" });
+    expect(differing.table.rules[0]?.session).not.toHaveProperty("absoluteTimeoutMs");
+    expect(differing.diagnostics).toContainEqual(
+      expect.objectContaining({
+        severity: "warning",
+        field: "spec.rules[0].backendRefs",
+        reason: "Conflicted",
+        message: expect.stringContaining("(XBackend east/app/partner and XBackend west/app/partner); XBackend east/app/partner applies"),
       }),
     );
   });

@@ -5,9 +5,10 @@ import { sessionKeys, signToken } from "../../src/session/session-token";
 import { createApp } from "../../src/worker/app";
 import type { Env } from "../../src/worker/env";
 import { Isolate } from "../../src/worker/isolate";
-import { infraRoute, infraYaml } from "../support/conformance-infra";
+import { EDGE_YAML, infraRoute, infraYaml } from "../support/conformance-infra";
 import { endpointSlice, service, yamlDocs } from "../support/manifests";
-import { seedYaml } from "./seed-table";
+import { compileYaml } from "./compile";
+import { publishTable, seedYaml } from "./seed-table";
 
 /** The gateway with a clock the test moves: expiry is tested without sleeping. */
 let clock = Date.now();
@@ -429,5 +430,80 @@ spec:
     const plain = await ask("/plain");
     expect(plain.setCookie).toBeNull();
     expect(plain.header).toBeNull();
+  });
+});
+
+describe("backend-level persistence: an XBackend's own sessionPersistence (Gateway API v1.7)", () => {
+  /** The conformance base, with the XBackend `partner` on the v1 origin (localhost: allowed for local development). */
+  async function seedPartner(): Promise<void> {
+    const ports = inject("originPorts");
+    const edge = EDGE_YAML.replace("spec:\n", "spec:\n  egress: { allowLocalhost: true }\n");
+    const partner = `apiVersion: gateway.networking.x-k8s.io/v1alpha1
+kind: XBackend
+metadata: { name: partner, namespace: gateway-conformance-infra }
+spec:
+  type: ExternalHostname
+  externalHostname: { hostname: localhost }
+  port: { port: ${ports.v1} }
+  tls: { mode: None }
+  sessionPersistence: { type: Cookie, cookie: { name: partner-session } }
+`;
+    const toPartner = "{ group: gateway.networking.x-k8s.io, kind: XBackend, name: partner }";
+    const resources = [
+      infraYaml(ports),
+      partner,
+      route(`    - matches: [{ path: { type: PathPrefix, value: /partner } }]
+      backendRefs: [${toPartner}, { name: infra-backend-v2, port: 8080 }]
+    - matches: [{ path: { type: PathPrefix, value: /rule-says-header } }]
+      sessionPersistence: { type: Header, header: { name: x-session } }
+      backendRefs: [${toPartner}]`),
+      route(
+        `    - matches: [{ path: { type: PathPrefix, value: /elsewhere } }]
+      backendRefs: [${toPartner}]`,
+        "elsewhere",
+      ),
+    ].join("\n---\n");
+    const { table } = await compileYaml(edge, { c1: resources });
+    await publishTable(table);
+  }
+
+  it("every route that sends to the XBackend issues its cookie; a client pinned to either backend of the rule stays there", async ({
+    expect,
+  }) => {
+    await seedPartner();
+    const pinned: Record<string, string> = {};
+    for (let i = 0; i < 60 && Object.keys(pinned).length < 2; i++) {
+      const answer = await ask("/partner");
+      expect(answer.status).toBe(200);
+      // The XBackend's cookie, for the whole rule: the Service beside it included.
+      expect(answer.setCookie).toMatch(/^partner-session=[^;]+; Path=\/; HttpOnly; SameSite=Strict$/);
+      pinned[answer.endpoint] ??= cookieOf(answer.setCookie);
+    }
+    // infra-backend-v1 is the origin behind the XBackend; v2 is the Service's.
+    expect(Object.keys(pinned).sort()).toEqual(["infra-backend-v1", "infra-backend-v2"]);
+    for (const [endpoint, cookie] of Object.entries(pinned))
+      for (let i = 0; i < 20; i++) expect(await ask("/partner", { cookie })).toMatchObject({ status: 200, endpoint, setCookie: null });
+
+    // Another route to the same XBackend: the same cookie name, but its own sessions (a token is per rule).
+    const elsewhere = await ask("/elsewhere", { cookie: pinned["infra-backend-v1"]! });
+    expect(elsewhere).toMatchObject({ status: 200, endpoint: "infra-backend-v1" });
+    expect(elsewhere.setCookie).toMatch(/^partner-session=/);
+    expect(cookieOf(elsewhere.setCookie)).not.toBe(pinned["infra-backend-v1"]);
+    for (let i = 0; i < 5; i++)
+      expect(await ask("/elsewhere", { cookie: cookieOf(elsewhere.setCookie) })).toMatchObject({
+        endpoint: "infra-backend-v1",
+        setCookie: null,
+      });
+  });
+
+  it("the XBackend's own setting wins over the rule's: its cookie is issued, not the rule's header", async ({ expect }) => {
+    await seedPartner();
+    const first = await ask("/rule-says-header");
+    expect(first).toMatchObject({ status: 200, endpoint: "infra-backend-v1", header: null });
+    expect(first.setCookie).toMatch(/^partner-session=/);
+    expect(await ask("/rule-says-header", { cookie: cookieOf(first.setCookie) })).toMatchObject({
+      endpoint: "infra-backend-v1",
+      setCookie: null,
+    });
   });
 });

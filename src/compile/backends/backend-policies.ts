@@ -1,9 +1,11 @@
 /**
- * @module BackendLBPolicy (gateway.networking.k8s.io/v1alpha2) and XBackendTrafficPolicy
- * (gateway.networking.x-k8s.io): what belongs to a backend's owner (GEP-1282), attached directly to a
- * Service, ServiceImport, CompositeBackend or XBackend of its namespace: session persistence, and (on an
- * XBackendTrafficPolicy) the retry budget. Either may be absent. A policy on a multi-cluster aggregate
- * applies to the whole aggregate, whichever cluster declares it.
+ * @module What a backend's owner says of it (GEP-1282), by backend: its session persistence and its retry
+ * budget. Read from an XBackend's own `sessionPersistence` (Gateway API v1.7's attachment point, read
+ * first), and from policies attached directly to a Service, ServiceImport, CompositeBackend or XBackend of
+ * their namespace: BackendLBPolicy (gateway.networking.k8s.io/v1alpha2) and XBackendTrafficPolicy
+ * (gateway.networking.x-k8s.io). v1.7 deprecates a policy's session persistence: kedge still applies it,
+ * and says so in an info. A policy on a multi-cluster aggregate applies to the whole aggregate, whichever
+ * cluster declares it. Which of these a route rule gets is routes/rule-session.ts's business.
  */
 import type { CompileReport } from "../status/compile-report";
 import { accepted, type Reason, REASON } from "../status/conditions";
@@ -15,6 +17,7 @@ import type { Condition } from "../status/diagnostics";
 import type { ResourceIndex } from "../input/resource-index";
 import { type BackendLBPolicySpec, type SessionPersistence, specOf } from "../input/typed-objects";
 import { parseRetryConstraint } from "./retry-budget";
+import type { XBackends } from "./xbackends";
 import { parseSessionPersistence, sameSettings, type SessionSettings } from "./session-persistence";
 
 export const POLICY_KINDS: Record<string, string[]> = {
@@ -22,11 +25,25 @@ export const POLICY_KINDS: Record<string, string[]> = {
   XBackendTrafficPolicy: [X_GROUP],
 };
 
-/** A policy that applies to a backend. */
-export interface AppliedPolicy {
-  /** `Kind cluster/namespace/name` of the policy, for messages. */
-  policy: string;
+/** Session persistence a backend carries. */
+export interface BackendSession {
+  /** Who declared it, for messages: `Kind cluster/namespace/name` of the XBackend or of the policy. */
+  from: string;
+  /** Declared on the backend itself (an XBackend's `spec.sessionPersistence`, v1.7), not by a policy. */
+  own: boolean;
   settings: SessionSettings;
+}
+
+/** Why session persistence cannot be taken, and whether what stands in the way is an XBackend's own. */
+interface Clash {
+  text: string;
+  own: boolean;
+}
+
+/** Who uses a session name: the backend it serves, and whether that backend declared it itself. */
+interface NameOwner {
+  key: string;
+  own: boolean;
 }
 
 /** Which backend a target names; aggregates are the same backend in every cluster. */
@@ -74,21 +91,44 @@ function byAge(a: Manifest, b: Manifest): number {
   return ta < tb ? -1 : ta > tb ? 1 : 0;
 }
 
+/** The labels messages name an object by: `Kind cluster/namespace/name`. */
+const labelOf = (m: Manifest): string => `${m.kind} ${m.cluster}/${m.metadata.namespace}/${m.metadata.name}`;
+
+/**
+ * Why a policy's session persistence is deprecated, and where it goes instead: for an XBackend, the
+ * XBackend itself. v1.7 reaches a Service through a Backend of type EndpointSelector, which kedge does not
+ * read, so for a Service (a ServiceImport, a CompositeBackend) the policy stays the way to say it.
+ */
+function policyDeprecation(policy: Manifest, targets: string[]): string {
+  const what =
+    policy.kind === "BackendLBPolicy"
+      ? "BackendLBPolicy left the Gateway API in v1.3, and v1.7 deprecates session persistence on a policy"
+      : "Gateway API v1.7 deprecates session persistence on an XBackendTrafficPolicy";
+  const onXBackend = targets.some((t) => t.startsWith("XBackend/"));
+  const onOther = targets.some((t) => !t.startsWith("XBackend/"));
+  const instead = [
+    ...(onXBackend ? ["for an XBackend, move it to the XBackend's own spec.sessionPersistence"] : []),
+    ...(onOther ? ["for a Service, ServiceImport or CompositeBackend kedge has no other place for it yet: keep the policy"] : []),
+  ].join("; ");
+  return `${what} (GEP-1619: it belongs to the backend); kedge still applies it; ${instead}`;
+}
+
 export class BackendPolicies {
-  private readonly byTarget = new Map<string, AppliedPolicy>();
+  private readonly byTarget = new Map<string, BackendSession>();
   /** Retry budgets by target key; the older policy's wins. */
   private readonly budgets = new Map<string, CompiledRetryBudget>();
   /** The backend keys each policy is about (accepted or conflicted), for its ancestors. */
   readonly targetsOf = new Map<Manifest, string[]>();
-  /** Session cookie and header names (`Cookie:<name>`) by the backend key they serve: one name, one backend. */
-  private readonly sessionNames = new Map<string, string>();
+  /** Session cookie and header names (`Cookie:<name>`) by the backend they serve: one name, one backend. */
+  private readonly sessionNames = new Map<string, NameOwner>();
 
-  constructor(index: ResourceIndex, composites: CompositeBackends, report: CompileReport) {
+  constructor(index: ResourceIndex, xbackends: XBackends, composites: CompositeBackends, report: CompileReport) {
+    this.readOwnSessions(xbackends, report);
     const policies = Object.entries(POLICY_KINDS)
       .flatMap(([kind, groups]) => index.all(kind).filter((p) => groups.includes(apiGroup(p.apiVersion))))
       .sort(byAge);
     for (const policy of policies) {
-      const label = `${policy.kind} ${policy.cluster}/${policy.metadata.namespace}/${policy.metadata.name}`;
+      const label = labelOf(policy);
       const verdict = (conditions: Condition[], targets: string[] = []) => {
         report.setConditions(policy, conditions);
         this.targetsOf.set(policy, targets);
@@ -122,35 +162,66 @@ export class BackendPolicies {
       }
       const problem = settings ? (this.persistenceConflict(targets, settings) ?? this.nameConflict(targets, settings)) : undefined;
       if (problem) {
-        reject("spec.targetRefs", REASON.Conflicted, `${problem}; the older policy wins`, targets);
+        const winner = problem.own
+          ? "an XBackend's own sessionPersistence comes before a policy's (Gateway API v1.7)"
+          : "the older policy wins";
+        reject("spec.targetRefs", REASON.Conflicted, `${problem.text}; ${winner}`, targets);
         continue;
       }
       for (const key of targets) {
-        if (settings && !this.byTarget.has(key)) this.byTarget.set(key, { policy: label, settings });
-        if (settings?.name) this.sessionNames.set(`${settings.type}:${settings.name}`, key);
+        if (settings && !this.byTarget.has(key)) this.byTarget.set(key, { from: label, own: false, settings });
+        if (settings?.name) this.claimName(settings, key, false);
         if (budget && !this.budgets.has(key)) this.budgets.set(key, budget);
       }
       verdict([accepted()], targets);
+      if (settings) report.info(policy, "spec.sessionPersistence", REASON.Deprecated, policyDeprecation(policy, targets));
     }
   }
 
-  /** Another policy's different persistence on one of `targets`, if any. */
-  private persistenceConflict(targets: string[], settings: SessionSettings): string | undefined {
-    return targets
-      .map((key) => {
-        const other = this.byTarget.get(key);
-        return other && !sameSettings(other.settings, settings) ? `${key} already has session persistence from ${other.policy}` : undefined;
-      })
-      .find(Boolean);
+  /**
+   * Every accepted XBackend's own session persistence, before any policy (v1.7's attachment point comes
+   * first), older first. An XBackend whose name another XBackend already uses keeps no session persistence
+   * (GEP-1619: one name, one backend): a warning says so, and the XBackend is served without it.
+   */
+  private readOwnSessions(xbackends: XBackends, report: CompileReport): void {
+    for (const xb of [...xbackends.manifests].sort(byAge)) {
+      const { namespace, name } = xb.metadata;
+      const result = xbackends.get(xb.cluster, namespace, name);
+      if (!result?.ok || !result.session) continue;
+      const key = targetKey("XBackend", xb.cluster, namespace, name);
+      const taken = this.nameConflict([key], result.session);
+      if (taken) {
+        const message = `${taken.text}; this XBackend keeps no session persistence (name it differently)`;
+        report.warn(xb, "spec.sessionPersistence", REASON.Conflicted, message);
+        continue;
+      }
+      this.byTarget.set(key, { from: labelOf(xb), own: true, settings: result.session });
+      if (result.session.name) this.claimName(result.session, key, true);
+    }
+  }
+
+  /** Another, different persistence on one of `targets` (an XBackend's own, or an older policy's), if any. */
+  private persistenceConflict(targets: string[], settings: SessionSettings): Clash | undefined {
+    for (const key of targets) {
+      const other = this.byTarget.get(key);
+      if (!other || sameSettings(other.settings, settings)) continue;
+      return other.own
+        ? { text: `${key} declares its own sessionPersistence`, own: true }
+        : { text: `${key} already has session persistence from ${other.from}`, own: false };
+    }
+    return undefined;
   }
 
   /** `settings`' name already serving another backend than `backends`, if it does. */
-  private nameConflict(backends: string[], settings: SessionSettings): string | undefined {
-    const nameOwner = settings.name ? this.sessionNames.get(`${settings.type}:${settings.name}`) : undefined;
+  private nameConflict(backends: string[], settings: SessionSettings): Clash | undefined {
+    const owner = settings.name ? this.sessionNames.get(`${settings.type}:${settings.name}`) : undefined;
     // One name may serve one backend: the same Service in several clusters is one backend (sameness).
-    if (nameOwner !== undefined && !backends.some((t) => sameBackend(t, nameOwner)))
-      return `${settings.type.toLowerCase()} name ${settings.name} is already used for ${nameOwner}`;
-    return undefined;
+    if (owner === undefined || backends.some((t) => sameBackend(t, owner.key))) return undefined;
+    return { text: `${settings.type.toLowerCase()} name ${settings.name} is already used for ${owner.key}`, own: owner.own };
+  }
+
+  private claimName(settings: SessionSettings, key: string, own: boolean): void {
+    this.sessionNames.set(`${settings.type}:${settings.name}`, { key, own });
   }
 
   /**
@@ -161,9 +232,8 @@ export class BackendPolicies {
     const keys = sources.flatMap(keysOf);
     if (!settings.name || keys.length === 0) return undefined;
     const problem = this.nameConflict(keys, settings);
-    if (problem) return problem;
-    const name = `${settings.type}:${settings.name}`;
-    if (!this.sessionNames.has(name)) this.sessionNames.set(name, keys[0]!);
+    if (problem) return problem.text;
+    if (!this.sessionNames.has(`${settings.type}:${settings.name}`)) this.claimName(settings, keys[0]!, false);
     return undefined;
   }
 
@@ -197,10 +267,11 @@ export class BackendPolicies {
   }
 
   /**
-   * The policies that apply to a compiled backend: one, or for a Service of a route applied to several
-   * clusters, each cluster's (a rule whose backends disagree is reported by the caller).
+   * The session persistence a compiled backend carries (its own, or a policy's): one, or for a Service or
+   * XBackend of a route applied to several clusters, each cluster's (a rule whose backends disagree is
+   * reported by the caller).
    */
-  forBackend(source: SourceRef): AppliedPolicy[] {
+  forBackend(source: SourceRef): BackendSession[] {
     return keysOf(source).flatMap((key) => this.byTarget.get(key) ?? []);
   }
 

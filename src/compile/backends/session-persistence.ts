@@ -1,10 +1,10 @@
 /**
- * @module SessionPersistence (GEP-1619) as written in an HTTPRoute rule or a backend policy. Reads both
- * the released shape (`sessionName`, `cookieConfig.lifetimeType`, `absoluteTimeout`, `idleTimeout`)
- * and the newer one (`cookie{name, path, lifetimeType}`, `header{name}`), and turns a rule's choice
- * into the table's `CompiledSession`, scoped to that rule. The schema stage checks the released fields
- * of every kind, but not the newer fields' values (HTTPRoute, XBackendTrafficPolicy) nor a BackendLBPolicy's
- * durations; the rules across fields are CEL rules, and the cookie syntax is kedge's.
+ * @module SessionPersistence (GEP-1619) as written on an XBackend (Gateway API v1.7), in an HTTPRoute rule
+ * or in a backend policy. Reads both the released shape (`sessionName`, `cookieConfig.lifetimeType`,
+ * `absoluteTimeout`, `idleTimeout`) and v1.7's (`cookie{name, path, lifetimeType}`, `header{name}`), and
+ * turns a rule's choice into the table's `CompiledSession`, scoped to that rule. The schema stage checks
+ * each field's type and bounds, but not the durations of kedge's own kinds (XBackend, BackendLBPolicy); the
+ * rules across fields are CEL rules, and the cookie syntax is kedge's.
  */
 import { parseDuration } from "../../gateway-api/duration";
 import type { CompiledSession, SameSite } from "../../table/route-table";
@@ -29,7 +29,7 @@ const COOKIE_PATH = /^\/[\x21-\x3a\x3c-\x7e]*$/;
 /** A session nobody configured a timeout for still ends: storage must not grow forever. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 24 * 3_600_000;
 
-/** The schema checks a duration's pattern on the Gateway API kinds only: a BackendLBPolicy's is any string. */
+/** The schema checks a duration's pattern on the Gateway API kinds only: an XBackend's or a BackendLBPolicy's is any string. */
 function duration(raw: string | undefined, field: string): number | undefined | FieldProblem {
   if (raw === undefined) return undefined;
   const ms = parseDuration(raw);
@@ -37,8 +37,9 @@ function duration(raw: string | undefined, field: string): number | undefined | 
   return ms;
 }
 
-/** The cookie settings of either shape; the newer one's values are unchecked (and the released one has only lifetimeType). */
+/** The cookie settings of either shape (the released one has only lifetimeType). */
 type CookieSettings = NonNullable<SessionPersistence["cookie"]>;
+type HeaderSettings = Partial<NonNullable<SessionPersistence["header"]>>;
 
 /** Validates one `sessionPersistence` block. */
 export function parseSessionPersistence(raw: SessionPersistence, at: string): SessionSettings | FieldProblem {
@@ -48,14 +49,13 @@ export function parseSessionPersistence(raw: SessionPersistence, at: string): Se
   const cookieField = raw.cookie !== undefined ? ".cookie" : ".cookieConfig";
   if (cookie !== undefined && type !== "Cookie") return fail(cookieField, `${cookieField.slice(1)} is only allowed with type Cookie`);
   if (raw.header !== undefined && type !== "Header") return fail(".header", "header is only allowed with type Header");
-  const cookieConfig = cookie ?? {};
-  const header = raw.header ?? {};
+  const cookieConfig: CookieSettings = cookie ?? {};
+  const header: HeaderSettings = raw.header ?? {};
 
   const name = (type === "Cookie" ? cookieConfig.name : header.name) ?? raw.sessionName;
   if (name !== undefined && (typeof name !== "string" || !TOKEN.test(name))) {
     return fail(type === "Cookie" ? ".cookie.name" : ".header.name", `${JSON.stringify(name)} is not a valid ${type.toLowerCase()} name`);
   }
-  if (raw.header !== undefined && header.name === undefined) return fail(".header.name", "header.name is required");
 
   const path = cookieConfig.path;
   if (path !== undefined && (typeof path !== "string" || path.length > 1024 || !COOKIE_PATH.test(path))) {

@@ -2,7 +2,9 @@
  * @module XBackend (gateway.networking.x-k8s.io/v1alpha1, type ExternalHostname): a backend outside
  * every cluster. Validates what the upstream schema misses (IP literals, cluster-internal names,
  * localhost) and what a Worker can honour (protocol, TLS mode, client certificates), so each object
- * is either usable at the edge or rejected with a condition that says why. Never silent.
+ * is either usable at the edge or rejected with a condition that says why. Never silent. Its own
+ * `sessionPersistence` (Gateway API v1.7) is read here; which rules it applies to is backend-policies.ts's
+ * and routes/rule-session.ts's business.
  */
 import type { CompileReport } from "../status/compile-report";
 import { accepted, REASON, unsupported } from "../status/conditions";
@@ -11,7 +13,8 @@ import type { Manifest } from "../../gateway-api/manifest";
 import type { CompiledEndpoint } from "../../table/route-table";
 import type { EgressSettings } from "../input/edge-config";
 import { specOf, type XBackendProtocol, type XBackendSpec } from "../input/typed-objects";
-import { type FieldProblem } from "../status/problems";
+import { type FieldProblem, isProblem } from "../status/problems";
+import { parseSessionPersistence, type SessionSettings } from "./session-persistence";
 
 /**
  * In the CRD enum, but not something fetch() can be made to speak. The others (HTTP, HTTP11, MCP) are HTTP/1.1
@@ -31,7 +34,8 @@ export interface ExternalTarget {
   mtlsBinding?: string;
 }
 
-export type XBackendResult = { ok: true; target: ExternalTarget } | { ok: false; problem: FieldProblem };
+/** An accepted XBackend: where requests go, and the session persistence it declares for them (v1.7), if any. */
+export type XBackendResult = { ok: true; target: ExternalTarget; session?: SessionSettings } | { ok: false; problem: FieldProblem };
 
 /** The single endpoint of an accepted XBackend, as seen from `cluster` (whose weight it carries). */
 export function externalEndpoint(cluster: { name: string; weight: number }, target: ExternalTarget): CompiledEndpoint {
@@ -180,7 +184,12 @@ export function compileXBackend(xb: Manifest, egress: EgressSettings, granted: S
   if (typeof hostname !== "string") return fail(hostname);
   const tls = checkTls(xb, spec.tls, hostname, egress, granted);
   if ("reason" in tls) return fail(tls);
-  return { ok: true, target: { hostname, port, ...tls } };
+  const target: ExternalTarget = { hostname, port, ...tls };
+  if (spec.sessionPersistence === undefined) return { ok: true, target };
+  // An invalid one refuses the XBackend, as an invalid policy is refused: its owner asked for sessions.
+  const session = parseSessionPersistence(spec.sessionPersistence, "spec.sessionPersistence");
+  if (isProblem(session)) return fail(session);
+  return { ok: true, target, session };
 }
 
 /** Every XBackend of every cluster, validated once; the route and CompositeBackend stages look them up. */

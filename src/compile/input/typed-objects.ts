@@ -7,8 +7,9 @@
  * let through more than they say:
  * - an optional scalar of an inline type may be null (YAML `weight:` with no value), though the type says
  *   only `number`; the fields kedge reads that can be are `| null` here (OrNull);
- * - the newer session persistence fields kedge reads (NEWER_FIELDS in schema/gateway-api.ts): mappings whose
- *   values the schema stage leaves unchecked, so `unknown`.
+ * - Gateway API v1.7's session persistence fields (`cookie`, `header`), which the package predates: the schema
+ *   stage checks them against kedge's schema of them (NEWER_FIELDS in schema/gateway-api.ts), so they have
+ *   that schema's types (schema/kedge-schemas.ts).
  * `specOf` is the one place a Manifest's loose spec becomes its kind's type.
  */
 import type { IIoK8sSigsGatewayApiApisV1BackendTLSPolicySpec as PackageBackendTLSPolicySpec } from "@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/BackendTLSPolicySpec";
@@ -45,6 +46,8 @@ import type {
   CompositeBackendSpec,
   EndpointSlice,
   ServiceSpec,
+  SessionCookie,
+  SessionHeader,
   XBackendProtocol,
   XBackendSpec,
 } from "./schema/kedge-schemas";
@@ -78,12 +81,12 @@ export type HTTPBackendRef = Omit<OrNull<IIoK8sSigsGatewayApiApisV1HTTPBackendRe
 export type HTTPRouteRetry = OrNull<IIoK8sSigsGatewayApiApisV1HTTPRouteRetry, "attempts">;
 
 /**
- * Session persistence as kedge reads it (GEP-1619): the release's fields, and Gateway API main's `cookie` and
- * `header`, which the schema stage knows as mappings of these fields without checking their values.
+ * Session persistence as kedge reads it (GEP-1619), wherever it is written (a route rule, a policy, an
+ * XBackend): the released fields, and v1.7's `cookie` and `header`.
  */
 export type SessionPersistence = OrNull<IIoK8sSigsGatewayApiApisV1SessionPersistence, "sessionName"> & {
-  cookie?: { name?: unknown; path?: unknown; lifetimeType?: unknown };
-  header?: { name?: unknown };
+  cookie?: SessionCookie;
+  header?: SessionHeader;
 };
 
 export type HTTPRouteRule = Omit<

@@ -67,8 +67,10 @@ export const FEATURES: readonly Feature[] = [
   { name: "HTTPRouteBackendTimeout", support: yes(`${FILTERS} › HTTPRouteTimeoutBackendRequest`) },
   { name: "HTTPRouteBackendRequestRedirect", support: yes(`${FILTERS} › HTTPRouteBackendRequestRedirect`) },
   { name: "HTTPRouteBackendURLRewrite", support: yes(`${FILTERS} › HTTPRouteBackendURLRewrite`) },
-  { name: "HTTPRouteRetry", support: yes(`${FILTERS} › HTTPRouteRetry`) },
-  { name: "HTTPRouteRetryBackendTimeout", support: yes(`${FILTERS} › HTTPRouteRetryWithTimeouts`) },
+  // Gateway API v1.7's names (GEP-1731, Standard): HTTPRouteRetry became HTTPRouteRetryCodes, and
+  // HTTPRouteRetryBackendTimeout is no longer a feature (a try out of backendRequest time is still retried:
+  // filters.cases.ts › HTTPRouteRetryWithTimeouts; `attempts: 0`: test/worker/retry-attempts.test.ts).
+  { name: "HTTPRouteRetryCodes", support: yes(`${FILTERS} › HTTPRouteRetry: listed codes are retried`) },
   { name: "HTTPRouteRetryConnectionError", support: yes(`${FILTERS} › HTTPRouteRetryConnectionError`) },
   { name: "HTTPRouteCORS", support: yes("test/worker/cors.test.ts") },
   // The pending session-persistence conformance tests' names (gateway-api PR #4954); header sessions have none yet.

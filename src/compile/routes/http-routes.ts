@@ -17,8 +17,8 @@ import { compileFilters } from "./filters";
 import { type EdgeListener, isServed } from "../gateways/listener";
 import { isListenerSetRef } from "../gateways/listener-sets";
 import { compileMatches, type MatchDraft } from "./route-matches";
-import { compileSession, parseSessionPersistence, sameSettings } from "../backends/session-persistence";
 import { compileRetry } from "./retry";
+import { ruleSession } from "./rule-session";
 import { compileTimeouts } from "./timeouts";
 import { groupSameObjects } from "../input/sameness";
 import { suggestion } from "../../table/did-you-mean";
@@ -55,69 +55,26 @@ export interface RouteDraft {
 /**
  * What a route's rules find that is told only once the route is known to be served (a route no listener takes
  * has nothing to say of its rules): references that did not resolve (which its ResolvedRefs condition also
- * names) and warnings. Told to the report once, in that order.
+ * names), warnings, and notes (infos, such as a deprecated field). Told to the report once, in that order.
  */
 class HeldFindings {
   readonly unresolved: FieldProblem[] = [];
   readonly warnings: FieldProblem[] = [];
+  readonly notes: FieldProblem[] = [];
 
   tellInto(report: CompileReport, route: Manifest): void {
     for (const u of this.unresolved)
       report.error(route, u.field, u.reason, `${u.message}; ${u.effect ?? "requests for its share answer 500"}`);
     for (const w of this.warnings) report.warn(route, w.field, w.reason, w.message);
+    for (const n of this.notes) report.info(route, n.field, n.reason, n.message);
   }
-}
 
-/**
- * A rule's session persistence: its own `sessionPersistence` wins; otherwise the policy of its backends.
- * Backends whose policies disagree are reported, and the first backendRef's policy applies to the rule.
- */
-function ruleSession(
-  ctx: BackendContext,
-  route: Manifest,
-  raw: HTTPRouteRule,
-  index: number,
-  refs: CompiledBackendRef[],
-  held: HeldFindings,
-): CompiledSession | undefined | FieldProblem {
-  const at = `spec.rules[${index}]`;
-  // No cluster in the scope: a served route is one per namespace/name (sameness), and sessions then
-  // survive a cluster joining or leaving the route.
-  const scope = `${route.metadata.namespace}/${route.metadata.name}/rule/${index}`;
-  const sameSite = ctx.edge.sessions.sameSite;
-  if (raw.sessionPersistence !== undefined) {
-    const inline = parseSessionPersistence(raw.sessionPersistence, `${at}.sessionPersistence`);
-    if (isProblem(inline)) return inline;
-    const sources = refs.flatMap((r) => {
-      const backend = r.backend ? ctx.backends.get(r.backend) : undefined;
-      return backend ? [backend.source] : [];
-    });
-    const taken = ctx.policies.claimSessionName(inline, sources);
-    if (taken) {
-      held.warnings.push({
-        field: `${at}.sessionPersistence`,
-        reason: REASON.Conflicted,
-        message: `${taken}: one session name serves one backend, so this rule keeps no session persistence (name it differently)`,
-      });
-      return undefined;
-    }
-    return compileSession(inline, scope, sameSite);
+  /** Keeps what a rule found (once the rule is known to be kept). */
+  take(rule: HeldFindings): void {
+    this.unresolved.push(...rule.unresolved);
+    this.warnings.push(...rule.warnings);
+    this.notes.push(...rule.notes);
   }
-  const applied = refs.flatMap((r) => {
-    const backend = r.backend ? ctx.backends.get(r.backend) : undefined;
-    return backend ? ctx.policies.forBackend(backend.source) : [];
-  });
-  const first = applied[0];
-  if (!first) return undefined;
-  const other = applied.find((p) => !sameSettings(p.settings, first.settings));
-  if (other) {
-    held.warnings.push({
-      field: `${at}.backendRefs`,
-      reason: REASON.Conflicted,
-      message: `backends of this rule carry different session persistence (${first.policy} and ${other.policy}); ${first.policy} applies to the whole rule`,
-    });
-  }
-  return compileSession(first.settings, scope, sameSite);
 }
 
 /** One rule, or the first problem that makes it unusable (with its matches, when those are valid). */
@@ -134,8 +91,7 @@ function compileRule(
   const own = new HeldFindings();
   const draft = compileRuleBody(ctx, scope, rule, i, matches, own);
   if (isProblem(draft)) return { problem: draft, matches };
-  held.unresolved.push(...own.unresolved);
-  held.warnings.push(...own.warnings);
+  held.take(own);
   return { draft };
 }
 

@@ -2,7 +2,13 @@
  * @module The Gateway API kinds' schemas, from the pinned release (Gateway API v1.5, as packaged by
  * @kubernetes-models/gateway-api 2.0.0): its validators check types, enums, patterns and ranges; its field
  * names (gateway-api-fields.json, generated from the same package) catch unknown fields, which the
- * validators let through. A few newer fields kedge also reads are added on top (NEWER_FIELDS).
+ * validators let through. The package predates Gateway API v1.7; what of v1.7 kedge reads is amended here:
+ * - session persistence's v1.7 shape (`cookie{name, path, lifetimeType}`, `header{name}`, GEP-1619) on
+ *   HTTPRoute rules and XBackendTrafficPolicy, added on top with its values checked (NEWER_FIELDS; the
+ *   released `sessionName` and `cookieConfig` stay readable);
+ * - `retry.attempts` may be 0 (v1.7: an explicit 0 turns retries off), which the v1.5 validator lets by
+ *   unbounded; routes/retry.ts checks its range.
+ * XBackend, whose v1.7 `sessionPersistence` kedge reads too, has kedge's own schema (kedge-schemas.ts).
  */
 import { validate as backendTlsPolicySpec } from "@kubernetes-models/gateway-api/_schemas/IoK8sSigsGatewayApiApisV1BackendTLSPolicySpec";
 import { validate as gatewayClassSpec } from "@kubernetes-models/gateway-api/_schemas/IoK8sSigsGatewayApiApisV1GatewayClassSpec";
@@ -17,6 +23,7 @@ import { validate as tlsRouteAlphaSpec } from "@kubernetes-models/gateway-api/_s
 import { validate as udpRouteSpec } from "@kubernetes-models/gateway-api/_schemas/IoK8sSigsGatewayApiApisV1alpha2UDPRouteSpec";
 import { validate as backendTrafficPolicySpec } from "@kubernetes-models/gateway-api/_schemas/IoK8sSigsGatewayApiApisxV1alpha1BackendTrafficPolicySpec";
 import FIELDS from "./gateway-api-fields.json";
+import { SESSION_COOKIE, SESSION_HEADER } from "./kedge-schemas";
 import { REASON } from "../../status/conditions";
 import { any, type FieldPath, list, map, obj, opt, type Schema, type SchemaProblem, validate } from "../../../table/structural-schema";
 
@@ -61,14 +68,8 @@ function toSchema(node: FieldNode): Schema {
   return obj(Object.fromEntries(Object.entries(node.o).map(([k, v]) => [k, opt(toSchema(v))])));
 }
 
-/**
- * Session persistence as Gateway API's main branch writes it (`cookie`, `header`), which kedge reads too:
- * known fields, their values unchecked (typed-objects.ts types them unknown).
- */
-const NEWER_SESSION_FIELDS = {
-  cookie: opt(obj({ name: opt(any()), path: opt(any()), lifetimeType: opt(any()) })),
-  header: opt(obj({ name: opt(any()) })),
-};
+/** Session persistence as Gateway API v1.7 writes it (`cookie`, `header`): the same schema as kedge's own kinds'. */
+const NEWER_SESSION_FIELDS = { cookie: opt(SESSION_COOKIE), header: opt(SESSION_HEADER) };
 
 /** Adds `extra` fields to the object schema at `path` (a path of object fields and list items). */
 function withFields(schema: Schema, path: string[], extra: Record<string, Schema>): Schema {

@@ -1,7 +1,9 @@
 /**
  * @module kedge's own kinds, each stated once as a type and the schema written against it: the seed kinds
- * (CompositeBackend, XBackend as PR #4901 and its later revision shape it, BackendLBPolicy as it was in the
- * experimental channel), and the fields kedge reads of the core kinds (Service, EndpointSlice). The core kinds'
+ * (CompositeBackend, XBackend as PR #4901 and its later revision shape it, with the `sessionPersistence`
+ * Gateway API v1.7 gives it (GEP-4894, PR #4876), BackendLBPolicy as it was in the experimental channel),
+ * session persistence's v1.7 `cookie` and `header` settings (which schema/gateway-api.ts adds to the v1.5
+ * kinds too), and the fields kedge reads of the core kinds (Service, EndpointSlice). The core kinds'
  * other fields are the API server's business, so their objects stay open: only the types of what kedge reads
  * are checked. The stages read these objects as these types (typed-objects.ts re-exports them); a field added
  * to a type and not to its schema, or the reverse, fails `tsc`.
@@ -31,12 +33,24 @@ export interface XBackendSpec {
     clientCertificateRef?: ObjectReference;
     validation?: { caCertificateRefs?: unknown[]; wellKnownCACertificates?: string; hostname?: string; subjectAltNames?: unknown[] };
   };
+  /** Gateway API v1.7: the backend's own session persistence, for every route that sends to it. */
+  sessionPersistence?: SessionPersistenceSpec;
 }
 type Lifetime = "Session" | "Permanent";
-/** Session persistence, in the released shape and the newer one (GEP-1619). */
+/** v1.7's cookie settings (PR #4873: `sessionName` became `cookie.name`, `cookieConfig` became `cookie`). */
+export interface SessionCookie {
+  name?: string;
+  path?: string;
+  lifetimeType?: Lifetime;
+}
+/** v1.7's header settings: the header's name is required. */
+export interface SessionHeader {
+  name: string;
+}
+/** Session persistence, in the released shape (v1.1-v1.5, with `idleTimeout`) and v1.7's (GEP-1619). */
 export type SessionPersistenceSpec = IIoK8sSigsGatewayApiApisV1SessionPersistence & {
-  cookie?: { name?: string; path?: string; lifetimeType?: Lifetime };
-  header?: { name: string };
+  cookie?: SessionCookie;
+  header?: SessionHeader;
 };
 export interface BackendLBPolicySpec {
   targetRefs: (ObjectReference & { sectionName?: string })[];
@@ -65,14 +79,21 @@ const NAME = str({ maxLength: 253 });
 const PORT = int(1, 65535);
 const LIFETIME = str({ enum: ["Session", "Permanent"] });
 
+export const SESSION_COOKIE = obj<SessionCookie>({
+  name: opt(str({ maxLength: 128 })),
+  path: opt(str({ maxLength: 1024 })),
+  lifetimeType: opt(LIFETIME),
+});
+export const SESSION_HEADER = obj<SessionHeader>({ name: str({ maxLength: 128 }) });
+
 export const SESSION_PERSISTENCE = obj<SessionPersistenceSpec>({
   sessionName: opt(str({ maxLength: 128 })),
   absoluteTimeout: opt(str()),
   idleTimeout: opt(str()),
   type: opt(str({ enum: ["Cookie", "Header"] })),
   cookieConfig: opt(obj({ lifetimeType: opt(LIFETIME) })),
-  cookie: opt(obj({ name: opt(str({ maxLength: 128 })), path: opt(str({ maxLength: 1024 })), lifetimeType: opt(LIFETIME) })),
-  header: opt(obj({ name: str({ maxLength: 128 }) })),
+  cookie: opt(SESSION_COOKIE),
+  header: opt(SESSION_HEADER),
 });
 
 const COMPOSITE_BACKEND = obj<CompositeBackendSpec>({
@@ -105,6 +126,7 @@ const XBACKEND = obj<XBackendSpec>({
       ),
     }),
   ),
+  sessionPersistence: opt(SESSION_PERSISTENCE),
 });
 
 const BACKEND_LB_POLICY = obj<BackendLBPolicySpec>({
