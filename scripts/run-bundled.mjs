@@ -45,7 +45,7 @@ function isStale(bundle, inputsFile) {
  * 20 ms as part of the bundle. The others (Miniflare, wrangler, esbuild) are large or native; they load
  * from node_modules, and only where a command needs them.
  */
-const INLINED = new Set(["yaml", "smol-toml"]);
+const INLINED = new Set(["yaml", "js-yaml", "smol-toml"]);
 
 /** @param {string} specifier */
 const packageName = (specifier) =>

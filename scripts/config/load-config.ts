@@ -9,6 +9,7 @@ import { ManifestSyntaxError, parseManifestFile, type SkippedDocument } from "..
 import type { LiveCluster } from "../kube/read-cluster";
 import { packageRoot } from "../lib/package-files";
 import { UserError } from "../lib/user-error";
+import { ReadBudget } from "./read-budget";
 
 export interface LoadedConfig {
   edge: EdgeConfig;
@@ -64,7 +65,15 @@ function filesUnder(dir: string, seen = new Set<string>()): string[] {
 }
 
 /** Loads and parses everything; throws UserError on anything that stops the sync. */
-export function loadConfig(configDir: string): LoadedConfig {
+/** What a person watching sees of a long read: a line per big file (only on a terminal; the caller decides). */
+export interface LoadOptions {
+  progress?: (line: string) => void;
+}
+
+/** Files this big take a second or more to read: a person watching is told, before and after. */
+const BIG_FILE = 16 * 2 ** 20;
+
+export function loadConfig(configDir: string, options: LoadOptions = {}): LoadedConfig {
   const found = statSync(configDir, { throwIfNoEntry: false });
   if (!found?.isDirectory()) {
     const problem = found ? `config folder ${configDir} is a file, not a folder` : `config folder ${configDir} does not exist`;
@@ -100,6 +109,7 @@ export function loadConfig(configDir: string): LoadedConfig {
   const clustersDir = join(configDir, "clusters");
   const manifests: Manifest[] = [];
   const skipped: SkippedDocument[] = [];
+  const memory = new ReadBudget();
   for (const cluster of edge.clusters) {
     // A live cluster is read through the Kubernetes API (withLiveClusters), not from a folder.
     if (cluster.kubeContext) continue;
@@ -112,9 +122,15 @@ export function loadConfig(configDir: string): LoadedConfig {
     for (const file of filesUnder(dir)) {
       const shown = relative(process.cwd(), file) || file;
       try {
+        const size = statSync(file).size;
+        memory.admit(shown, size);
+        const started = Date.now();
+        if (size >= BIG_FILE) options.progress?.(`reading ${shown} (${Math.round(size / 2 ** 20)} MB)…`);
         const parsed = parseManifestFile(cluster.name, shown, readFileSync(file, "utf8"));
-        manifests.push(...parsed.manifests);
-        skipped.push(...parsed.skipped);
+        for (const m of parsed.manifests) manifests.push(m);
+        for (const s of parsed.skipped) skipped.push(s);
+        if (size >= BIG_FILE)
+          options.progress?.(`read ${shown}: ${parsed.manifests.length} objects in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       } catch (error) {
         if (error instanceof ManifestSyntaxError)
           throw new UserError(`cluster ${cluster.name}: ${error.message}`, "fix the YAML/JSON syntax at that line; nothing was written");

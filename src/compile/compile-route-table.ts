@@ -32,6 +32,7 @@ import { compileListenerSets, reportListenerSets } from "./gateways/listener-set
 import { X_GROUP } from "./input/api-groups";
 import type { EdgeConfig } from "./input/edge-config";
 import { readableObjects } from "./input/kinds";
+import { reachableObjects } from "./input/reachable";
 import { isReferencePermitted } from "./input/reference-grant";
 import { othersObjects, othersParent } from "./input/ownership";
 import { ResourceIndex } from "./input/resource-index";
@@ -62,10 +63,8 @@ const where = (m: Manifest) => `${m.file}:${m.line}`;
  * (ownership.ts), the rest validated and indexed; the kinds kedge does not read apart.
  */
 function readInput(manifests: Manifest[], edge: EdgeConfig, clusterOrder: Map<string, number>, report: CompileReport) {
-  const { read, others } = readableObjects(
-    manifests.filter((m) => clusterOrder.has(m.cluster)),
-    report,
-  );
+  const { reached, unreached } = reachableObjects(manifests.filter((m) => clusterOrder.has(m.cluster)));
+  const { read, others } = readableObjects(reached, report);
   const theirs = othersObjects(read, edge.gatewayClassName);
   for (const m of theirs)
     report.info(
@@ -75,7 +74,10 @@ function readInput(manifests: Manifest[], edge: EdgeConfig, clusterOrder: Map<st
       `${m.kind} ${m.metadata.namespace}/${m.metadata.name} is another controller's (not of GatewayClass ${edge.gatewayClassName}); left alone`,
     );
   const ours = read.filter((m) => !theirs.has(m));
-  const index = new ResourceIndex(validateObjects(ours, report, (route, parentRef) => othersParent(route, parentRef, theirs, read)));
+  const index = new ResourceIndex(
+    validateObjects(ours, report, (route, parentRef) => othersParent(route, parentRef, theirs, read)),
+    unreached,
+  );
   for (const { duplicate: d, first } of index.duplicates)
     report.warn(
       d,

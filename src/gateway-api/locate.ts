@@ -1,9 +1,10 @@
 /**
  * @module Where a field of an object is in its file (line and column), for diagnostics that name
- * `file:line:col`. The file is parsed again only when a diagnostic asks, once per file: keeping every
- * object's syntax tree from the first read would double the sync's memory for large configs.
+ * `file:line:col`. Found only when a diagnostic asks: by parsing that object's own text again (pieceLocator,
+ * when the reader knows where it is), else the file once; keeping every object's syntax tree from the first
+ * read would multiply the sync's memory for large configs.
  */
-import { isMap, isNode, isScalar, isSeq, LineCounter, type Node, parseAllDocuments } from "yaml";
+import { isMap, isNode, isScalar, isSeq, LineCounter, type Node, parseAllDocuments, parseDocument } from "yaml";
 
 export interface Position {
   line: number;
@@ -21,6 +22,26 @@ export function fieldSegments(field: string): FieldSegments {
   const segments: (string | number)[] = [];
   for (const part of field.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) segments.push(part[2] !== undefined ? Number(part[2]) : part[1]!);
   return segments;
+}
+
+/** The position of `path` inside `node`, read with `lines`; undefined when the path is not there. */
+function find(node: Node | null | undefined, path: FieldSegments, lines: LineCounter, lineOffset = 0): Position | undefined {
+  let at: [number, number, number] | undefined = node?.range ?? undefined;
+  for (const segment of path) {
+    if (typeof segment === "number" && isSeq(node)) {
+      node = node.items[segment] as Node | undefined;
+      at = node?.range ?? undefined;
+    } else if (typeof segment === "string" && isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === segment);
+      if (!pair) return undefined;
+      at = isNode(pair.key) ? (pair.key.range ?? undefined) : undefined;
+      node = pair.value as Node | null;
+    } else return undefined;
+    if (!at) return undefined;
+  }
+  if (!at) return undefined;
+  const pos = lines.linePos(at[0]);
+  return { line: pos.line + lineOffset, col: pos.col };
 }
 
 /**
@@ -45,21 +66,32 @@ export function fileLocator(text: string): (document: number, item?: number) => 
       const items = isMap(node) ? node.get("items", true) : undefined;
       node = isSeq(items) ? (items.items[item] as Node | undefined) : undefined;
     }
-    let at: [number, number, number] | undefined = node?.range ?? undefined;
-    for (const segment of path) {
-      if (typeof segment === "number" && isSeq(node)) {
-        node = node.items[segment] as Node | undefined;
-        at = node?.range ?? undefined;
-      } else if (typeof segment === "string" && isMap(node)) {
-        const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === segment);
-        if (!pair) return undefined;
-        at = isNode(pair.key) ? (pair.key.range ?? undefined) : undefined;
-        node = pair.value as Node | null;
-      } else return undefined;
-      if (!at) return undefined;
+    return find(node, path, lines);
+  };
+}
+
+/** A piece of a file holding one object: a document, or a list item (`- ...`, or a JSON element). */
+export interface ObjectText {
+  start: number;
+  end: number;
+  /** The 1-based line the piece starts on. */
+  line: number;
+}
+
+/**
+ * The locator of one object whose text is `piece` of `text`: only that piece is parsed, and only when a
+ * diagnostic asks, so a field of one object in a 100 MB dump is found without reading the dump again. The piece
+ * starts at the beginning of a line, so columns are the file's; `item` says the piece is a `- ` list item.
+ */
+export function pieceLocator(text: string, piece: ObjectText, item: boolean): Locate {
+  let parsed: { root: Node | null | undefined; lines: LineCounter } | undefined;
+  return (path) => {
+    if (!parsed) {
+      const lines = new LineCounter();
+      const doc = parseDocument(text.slice(piece.start, piece.end), { lineCounter: lines });
+      const root = isNode(doc.contents) ? doc.contents : null;
+      parsed = { root: item && isSeq(root) ? (root.items[0] as Node | undefined) : root, lines };
     }
-    if (!at) return undefined;
-    const pos = lines.linePos(at[0]);
-    return { line: pos.line, col: pos.col };
+    return find(parsed.root, path, parsed.lines, piece.line - 1);
   };
 }

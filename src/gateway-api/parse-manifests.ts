@@ -1,9 +1,17 @@
 /**
  * @module Turns the text of one manifest file (multi-document YAML, JSON, or a `kind: List` as
  * `kubectl get -o yaml` prints it) into Manifests. A syntax error is fatal and names file and line.
+ *
+ * Read at the speed of a bare parse, since a real cluster's dump is 30-100 MB: JSON with JSON.parse, YAML with
+ * js-yaml (a plain-object parser, several times faster than a document model), each object's line and text
+ * found by one pass over the lines (text-layout.ts), and a field's position parsed from that object's text only
+ * when a diagnostic asks. A file that text pass cannot lay out (flow-style lists, anchors and aliases, tags),
+ * or that js-yaml refuses, is read by the `yaml` document model as before: exact errors, alias limits.
  */
+import jsyaml from "js-yaml";
 import { isNode, isSeq, LineCounter, parseAllDocuments } from "yaml";
-import { fileLocator, type Locate } from "./locate";
+import { fileLocator, type Locate, pieceLocator } from "./locate";
+import { jsonListItems, yamlLayout } from "./text-layout";
 import { isJsonObject, type JsonObject, type Manifest } from "./manifest";
 
 /** A file that cannot be read as YAML/JSON: the sync stops before writing anything. */
@@ -78,51 +86,6 @@ function listItems(value: unknown): JsonObject[] | unknown[] | null {
   );
 }
 
-/** Whether the character at `at` follows an odd run of backslashes. */
-function isEscaped(text: string, at: number): boolean {
-  let backslashes = 0;
-  while (text.charCodeAt(at - 1 - backslashes) === 92) backslashes++;
-  return backslashes % 2 === 1;
-}
-
-/**
- * The line of each object element of the root object's `items` array, found by one pass over JSON text
- * (JSON.parse gives no positions; the YAML parser would, at ten times the cost on big `kubectl` dumps).
- */
-function jsonListItemLines(text: string): number[] {
-  const lines: number[] = [];
-  let line = 1;
-  let depth = 0;
-  let stringStart = 0;
-  let stringEnd = 0;
-  let rootKey = "";
-  let inItems = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (ch === 10) line++;
-    else if (ch === 34) {
-      // A string is skipped whole: its closing quote is the first one after an even run of backslashes,
-      // and it holds no line break (JSON strings cannot).
-      stringStart = i + 1;
-      let end = text.indexOf('"', stringStart);
-      while (end > 0 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
-      if (end < 0) break; // unterminated: JSON.parse accepted the text, so never here
-      stringEnd = end; // not sliced here: only a root key's text is ever needed
-      i = end;
-    } else if (ch === 58 && depth === 1) {
-      rootKey = text.slice(stringStart, stringEnd);
-    } else if (ch === 123 || ch === 91) {
-      if (inItems && depth === 2 && ch === 123) lines.push(line);
-      depth++;
-      if (ch === 91 && depth === 2 && rootKey === "items") inItems = true;
-    } else if (ch === 125 || ch === 93) {
-      depth--;
-      if (depth === 1) inItems = false;
-    }
-  }
-  return lines;
-}
-
 /** JSON files take the fast path; one that is not valid JSON goes through the YAML parser for a precise error. */
 function parseJsonFile(cluster: string, file: string, text: string): ParsedFile | null {
   let value: unknown;
@@ -132,19 +95,63 @@ function parseJsonFile(cluster: string, file: string, text: string): ParsedFile 
     return null;
   }
   const result: ParsedFile = { manifests: [], skipped: [] };
-  const locator = fileLocator(text);
-  const add = (obj: unknown, line: number, item?: number) => {
-    const manifest = isJsonObject(obj) ? toManifest(cluster, file, line, obj, locator(0, item)) : "document is not a JSON object";
+  const add = (obj: unknown, line: number, locate: () => Locate) => {
+    const manifest = isJsonObject(obj) ? toManifest(cluster, file, line, obj, locate()) : "document is not a JSON object";
     if (typeof manifest === "string") result.skipped.push({ file, line, message: manifest });
     else result.manifests.push(manifest);
   };
   const start = text.slice(0, text.search(/\S|$/)).split("\n").length;
   const items = listItems(value);
   if (items) {
-    const lines = jsonListItemLines(text);
-    items.forEach((item, i) => add(item, lines.length === items.length ? (lines[i] ?? start) : start, i));
+    const spans = jsonListItems(text);
+    const whole = spans.length === items.length ? undefined : fileLocator(text);
+    items.forEach((item, i) => {
+      const span = spans[i];
+      add(item, whole ? start : span!.line, () => (whole ? whole(0, i) : pieceLocator(text, span!, false)));
+    });
   } else {
-    add(value, start);
+    add(value, start, () => fileLocator(text)(0));
+  }
+  return result;
+}
+
+/** Text the line pass lays out exactly: no anchors, aliases, tags or flow-style documents to trip over. */
+const FAST_YAML_UNSAFE = /(^|[\s[{,:-])[&*!][^\s,\]}]/m;
+
+/**
+ * YAML read with js-yaml: every object's line and text from the line pass. Null when the pass and the parser
+ * disagree, or js-yaml refuses the text: the `yaml` document model then reads it (and words any error).
+ */
+function parseYamlFast(cluster: string, file: string, text: string): ParsedFile | null {
+  if (FAST_YAML_UNSAFE.test(text)) return null;
+  let docs: unknown[];
+  try {
+    docs = jsyaml.loadAll(text, null, { schema: jsyaml.CORE_SCHEMA });
+  } catch {
+    return null;
+  }
+  const layout = yamlLayout(text);
+  if (layout.length !== docs.length) return null;
+  const result: ParsedFile = { manifests: [], skipped: [] };
+  for (const [index, value] of docs.entries()) {
+    if (value === null || value === undefined) continue; // an empty document between `---`
+    const doc = layout[index]!;
+    const add = (obj: unknown, line: number, locate: () => Locate) => {
+      if (!isJsonObject(obj)) return void result.skipped.push({ file, line, message: "document is not a YAML mapping" });
+      const manifest = toManifest(cluster, file, line, obj, locate());
+      if (typeof manifest === "string") result.skipped.push({ file, line, message: manifest });
+      else result.manifests.push(manifest);
+    };
+    const items = listItems(value);
+    if (!items) {
+      add(value, doc.line, () => pieceLocator(text, doc, false));
+      continue;
+    }
+    // kubectl get -o yaml: the items of a List are the objects, each at its own line (a list the line pass
+    // cannot lay out, in flow style say, is read by the document model, which knows every item's line).
+    const spans = doc.items;
+    if (spans?.length !== items.length) return null;
+    items.forEach((item, i) => add(item, spans[i]!.line, () => pieceLocator(text, spans[i]!, true)));
   }
   return result;
 }
@@ -152,11 +159,18 @@ function parseJsonFile(cluster: string, file: string, text: string): ParsedFile 
 /** How many alias expansions one document may make; more is refused as a resource-exhaustion attack. */
 const MAX_ALIAS_COUNT = 100;
 
-/** Parses one file's text. Throws ManifestSyntaxError on a syntax error; everything else is data. */
-export function parseManifestFile(cluster: string, file: string, text: string): ParsedFile {
-  if (file.endsWith(".json")) {
-    const parsed = parseJsonFile(cluster, file, text);
-    if (parsed) return parsed;
+/**
+ * Parses one file's text. Throws ManifestSyntaxError on a syntax error; everything else is data. `documentModel`
+ * reads it with the `yaml` document model whatever it is (what the fast readers are held to in the tests).
+ */
+export function parseManifestFile(cluster: string, file: string, text: string, options: { documentModel?: boolean } = {}): ParsedFile {
+  if (!options.documentModel) {
+    if (file.endsWith(".json") || /^\s*\{/.test(text)) {
+      const parsed = parseJsonFile(cluster, file, text);
+      if (parsed) return parsed;
+    }
+    const fast = parseYamlFast(cluster, file, text);
+    if (fast) return fast;
   }
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, it } from "vitest";
 import { loadConfig } from "../../scripts/config/load-config";
+import { ReadBudget } from "../../scripts/config/read-budget";
 import { UserError } from "../../scripts/lib/user-error";
 import { aliasBomb, edgeConfig, service } from "../support/manifests";
 
@@ -76,5 +77,16 @@ describe("reading the config folder", () => {
     writeFileSync(join(ws.config, "kedge.yaml"), aliasBomb());
     expect(() => loadConfig(ws.config)).toThrow(UserError);
     expect(() => loadConfig(ws.config)).toThrow(new RegExp(`^${join(ws.config, "kedge.yaml")}:1:1: .*alias`, "i"));
+  });
+});
+
+describe("the read budget", () => {
+  it("refuses, in one line with its fix, manifests too big for the heap, before reading them", ({ expect }) => {
+    const budget = new ReadBudget(1000 * 2 ** 20);
+    budget.admit("clusters/a/one.yaml", 60 * 2 ** 20);
+    expect(() => budget.admit("clusters/a/dump.yaml", 50 * 2 ** 20)).toThrow(UserError);
+    expect(() => budget.admit("clusters/a/dump.yaml", 0)).toThrow(
+      /^clusters\/a\/dump\.yaml: 110 MB of manifests to read need about 1\.1 GB of memory, more than this process may use \(1\.0 GB\)$/,
+    );
   });
 });

@@ -42,8 +42,8 @@ export const validateCommand = command<ValidateOptions>({
     2: "input that cannot be used (a YAML syntax error, a broken kedge.yaml, a cluster that cannot be read)",
   },
   examples: ["kedge validate", "kedge validate --config config -o json"],
-  async run(options) {
-    const loaded = await withLiveClusters(loadConfig(options.config));
+  async run(options, _args, io) {
+    const loaded = await withLiveClusters(loadConfig(options.config, { progress: io.progress }));
     const result = await compileRouteTable(loaded.edge, loaded.manifests);
     const errors = errorCount(result.diagnostics);
     const warnings = result.diagnostics.filter((d) => d.severity === "warning").length + loaded.skipped.length;

@@ -73,11 +73,7 @@ export type Resolution = { backend: string; missing?: Missing[]; from?: string[]
 const notFound = (t: Target, message: string): FieldProblem => ({ field: `${t.at}.name`, reason: REASON.BackendNotFound, message });
 
 /** The objects of `kind` in the target's namespace of its clusters, for "did you mean". */
-const namesThere = (ctx: BackendContext, t: Target, kind: string): string[] =>
-  ctx.index
-    .all(kind)
-    .filter((m) => t.clusters.includes(m.cluster) && m.metadata.namespace === t.namespace)
-    .map((m) => m.metadata.name);
+const namesThere = (ctx: BackendContext, t: Target, kind: string): string[] => ctx.index.namesIn(t.clusters, kind, t.namespace);
 
 /** A Service's ports as a message lists them: "80 (http), 8080 (admin)". */
 const portList = (service: Manifest): string =>

@@ -76,6 +76,7 @@ function sameButCase(group: string, kind: string): string | undefined {
 export function readableObjects(manifests: Manifest[], report: CompileReport): { read: Manifest[]; others: Manifest[] } {
   const read: Manifest[] = [];
   const others: Manifest[] = [];
+  const notRead = new Map<string, Manifest[]>();
   for (const m of manifests) {
     if (isRead(m)) {
       read.push(m);
@@ -98,9 +99,25 @@ export function readableObjects(manifests: Manifest[], report: CompileReport): {
         `a ${m.kind} of ${groupName} is not the ${m.kind} kedge reads (${groups}); left alone`,
       );
     } else if (!isAttachedPolicy(m)) {
-      // An attached policy is reported by what it targets (foreign-policies.ts).
-      report.tell("info", m, undefined, REASON.Ignored, `kind ${m.kind} of ${groupName} is not read by kedge`);
+      // An attached policy is reported by what it targets (foreign-policies.ts). The rest is told once per kind
+      // and cluster: a dump of a whole cluster holds thousands of Pods.
+      const k = `${m.cluster}\u0000${group}\u0000${m.kind}`;
+      notRead.set(k, [...(notRead.get(k) ?? []), m]);
     }
+  }
+  for (const objects of notRead.values()) {
+    const first = objects[0]!;
+    const kindText = `kind ${first.kind} of ${apiGroup(first.apiVersion) || "core (v1)"}`;
+    const names = objects.slice(0, 3).map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
+    const more = objects.length > 3 ? ` and ${objects.length - 3} more` : "";
+    report.info(
+      first,
+      undefined,
+      REASON.Ignored,
+      objects.length === 1
+        ? `${kindText} is not read by kedge`
+        : `${kindText} is not read by kedge (${objects.length} objects: ${names.join(", ")}${more})`,
+    );
   }
   return { read, others };
 }

@@ -18,7 +18,15 @@ export class ResourceIndex {
   /** Objects that share cluster/kind/namespace/name with an earlier one (the earlier one wins), with it. */
   readonly duplicates: { duplicate: Manifest; first: Manifest }[] = [];
 
-  constructor(manifests: Manifest[]) {
+  /** The names of objects left out before the index (nothing reaches them), by cluster, kind and namespace. */
+  private readonly unreached = new Map<string, string[]>();
+
+  /** `unreached`: objects read but not indexed (nothing can reach them), known by name for "did you mean". */
+  constructor(manifests: Manifest[], unreached: Manifest[] = []) {
+    for (const m of unreached) {
+      const k = key(m.cluster, m.kind, m.metadata.namespace, "");
+      this.unreached.set(k, [...(this.unreached.get(k) ?? []), m.metadata.name]);
+    }
     for (const m of manifests) {
       const k = key(m.cluster, m.kind, m.metadata.namespace, m.metadata.name);
       const first = this.byKey.get(k);
@@ -50,6 +58,17 @@ export class ResourceIndex {
   /** Every object of a kind, in input order (cluster order, then file order). */
   all(kind: string): Manifest[] {
     return this.byKind.get(kind) ?? [];
+  }
+
+  /** The names of every object of `kind` in a namespace of these clusters, reached or not: what a typo could have meant. */
+  namesIn(clusters: readonly string[], kind: string, namespace: string): string[] {
+    const indexed = this.all(kind).filter((m) => clusters.includes(m.cluster) && m.metadata.namespace === namespace);
+    return [
+      ...new Set([
+        ...indexed.map((m) => m.metadata.name),
+        ...clusters.flatMap((c) => this.unreached.get(key(c, kind, namespace, "")) ?? []),
+      ]),
+    ];
   }
 
   /** Labels of a Namespace object, if the cluster folder holds one. */
