@@ -69,7 +69,8 @@ function buildProgram(io: CliIO, state: RunState): Command {
     program.addCommand(sub);
     sub.action(async () => {
       const options = sub.opts<OutputOptions & Record<string, unknown>>();
-      const args = sub.processedArgs.filter((a): a is string => typeof a === "string");
+      // A variadic argument (`[versions...]`) comes as one array.
+      const args = (sub.processedArgs as unknown[]).flat().filter((a): a is string => typeof a === "string");
       const cio = commandIO(options, io);
       state.format = cio.format;
       const outcome = await c.run(options, args, cio);

@@ -5,11 +5,12 @@
  */
 import { KV_KEYS } from "../../../src/table/kv-keys";
 import { parseHealthRecord } from "../../../src/table/parse-route-table";
-import type { RouteTable } from "../../../src/table/route-table";
+import type { RollbackMarker, RouteTable } from "../../../src/table/route-table";
 import { loadConfig } from "../../config/load-config";
 import { withStore } from "../../store/open-store";
 import { readCurrentTable, readHistory, readPointer } from "../../store/publish";
 import { count } from "../../report/report";
+import { rollbackLine } from "./history";
 import { command, EXIT } from "../command";
 import { OUTPUT_FLAGS, type OutputOptions, storeTarget, TARGET_FLAGS, type TargetOptions } from "../flags";
 
@@ -30,6 +31,10 @@ export interface StatusData {
   served: string | null;
   since?: string;
   written?: string;
+  /** What the served version changed from the one served before it (its history entry's summary). */
+  summary?: string;
+  /** Set while the served version is a rollback by hand: `sync --watch` does not push over it until the config changes. */
+  rolledBack?: RollbackMarker;
   health?: { updatedAt: string } | null;
   clusters?: ClusterStatus[];
   historyProblem?: string;
@@ -94,12 +99,15 @@ export const statusCommand = command<TargetOptions & OutputOptions>({
         ]);
         const health = parseHealthRecord(healthText === null ? null : JSON.parse(healthText));
         const clusters = clusterStatuses(table, new Set(health?.unhealthy ?? []));
-        const written = history.entries.find((h) => h.version === pointer.version)?.writtenAt ?? pointer.updatedAt;
+        const entry = history.entries.find((h) => h.version === pointer.version);
+        const written = entry?.writtenAt ?? pointer.updatedAt;
         const data: StatusData = {
           table: name,
           served: pointer.version,
           since: pointer.updatedAt,
           written,
+          ...(entry?.summary ? { summary: entry.summary } : {}),
+          ...(pointer.rolledBack ? { rolledBack: pointer.rolledBack } : {}),
           health: health ? { updatedAt: health.updatedAt } : null,
           clusters,
           ...(history.problem ? { historyProblem: history.problem } : {}),
@@ -107,6 +115,8 @@ export const statusCommand = command<TargetOptions & OutputOptions>({
         const text = [
           `table ${name}@${pointer.version} in ${kv.description}, served since ${pointer.updatedAt} (written ${written})`,
           `  ${count(table?.rules.length ?? 0, "rule")}, ${count(Object.keys(table?.backends ?? {}).length, "backend")}; ${history.entries.length} kept versions`,
+          ...(entry?.summary ? [`  changed from the version before: ${entry.summary}`] : []),
+          ...(pointer.rolledBack ? [`  ! ${rollbackLine(pointer.version, pointer.rolledBack)}`] : []),
           ...(history.problem ? [`  ! ${history.problem}`] : []),
           health
             ? `  active health: record of ${health.updatedAt}`
