@@ -17,11 +17,13 @@ import { loadConfig, withLiveClusters } from "../../config/load-config";
 import { UserError } from "../../lib/user-error";
 import { command, type CommandIO, EXIT, type Flag } from "../command";
 import { parsePort, wranglerConfigOf } from "../flags";
+import { ROUTES_BINDING } from "../../config/wrangler-config";
 import { render } from "../render";
 import { parseOptions } from "../command-line";
 import { type ExistingListener, startLoopbackOrigins, startNetworkOrigins } from "../../dev/dev-origins";
 import { requestsToTry } from "../../dev/dev-requests";
 import { placeholderSecrets, readDevVars } from "../../dev/dev-vars";
+import { followTable, type TableFollower } from "../../dev/follow-table";
 import { type SyncOptions, syncCommand, syncTable } from "./sync";
 
 interface DevOptions {
@@ -62,14 +64,15 @@ function edgePortError(port: number, error: unknown): UserError {
 const existingListenerLine = (l: ExistingListener) =>
   `${l.address}:${l.port} already has a listener: kedge sends ${l.endpoint}'s requests to it (no local origin started there)`;
 
-/** Serves until SIGINT or SIGTERM; then stops the gateway (workerd) and the origins. */
-function untilStopped(gateway: LocalGateway, origins: Origin[], io: CommandIO): Promise<void> {
+/** Serves until SIGINT or SIGTERM; then stops following the table, the gateway (workerd) and the origins. */
+function untilStopped(gateway: LocalGateway, follower: TableFollower, origins: Origin[], io: CommandIO): Promise<void> {
   return new Promise((resolve) => {
     const stop = async () => {
       // A second Ctrl-C while stopping meets Node's default: the process ends at once.
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
       io.note("\nstopping kedge and the origins ...");
+      await follower.stop();
       await gateway.dispose();
       await closeAll(origins);
       resolve();
@@ -171,11 +174,13 @@ export async function serveLocally(options: DevOptions, io: CommandIO): Promise<
       `The status page (token from .dev.vars KEDGE_STATUS_TOKEN${devVars.KEDGE_STATUS_TOKEN ? "" : ", else made for this run"}):`,
       `  curl -H 'Authorization: Bearer ${statusToken}' -H 'Accept: text/html' ${base}${STATUS_PATH}`,
       "",
-      `Re-sync after editing ${options.config}/:  ${fromPackage() ? "npx kedge sync" : "npm run sync --"}${defaults ? "" : ` --config ${options.config} --persist-to ${options.persistTo}`}   (served within TABLE_REFRESH_SECONDS)`,
+      `Re-sync after editing ${options.config}/:  ${fromPackage() ? "npx kedge sync" : "npm run sync --"}${defaults ? "" : ` --config ${options.config} --persist-to ${options.persistTo}`}   (served within TABLE_REFRESH_SECONDS; kedge dev starts an origin for each new loopback endpoint)`,
       "",
     ].join("\n"),
   );
-  await untilStopped(gateway, origins, io);
+  // A table synced from another terminal (or rolled back) may name loopback endpoints this run has no origin for.
+  const follower = followTable(await gateway.miniflare.getKVNamespace(ROUTES_BINDING), loaded.edge.name, table, origins, io.note);
+  await untilStopped(gateway, follower, origins, io);
 }
 
 export const devCommand = command<DevOptions>({
