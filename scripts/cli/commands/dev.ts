@@ -4,7 +4,8 @@
  * for every loopback endpoint it names that nothing listens on yet (and for each private address a VPC
  * network binding reaches, behind that binding's stand-in), the config synced into local state, and the
  * Worker in workerd on 127.0.0.1, with the project's `.dev.vars`. Prints what to try, then runs until
- * Ctrl-C or SIGTERM, which stop everything it started and exit 0.
+ * Ctrl-C or SIGTERM, which stop everything it started and exit 0; meanwhile it follows the table it serves
+ * (dev/follow-table.ts), so a loopback endpoint a later sync adds gets its origin too.
  */
 import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
@@ -187,7 +188,7 @@ export const devCommand = command<DevOptions>({
   name: "dev",
   summary: "serve the project on this machine: local origins, the config synced into local state, the Worker in workerd",
   description:
-    "Reads the config as `kedge sync --local` does (live clusters included), starts a local origin for every loopback endpoint of the config that nothing listens on yet (one that something does listen on gets its requests there), and for each private address a VPC network binding reaches, behind a stand-in for the binding; syncs the config into local state (as sync --force: the folder as it is now, however much of the last table that drops), and serves the Worker on 127.0.0.1 with the wrangler config's bindings and the project's .dev.vars. Prints requests to try and the status page's curl, then runs until Ctrl-C or SIGTERM.",
+    "Reads the config as `kedge sync --local` does (live clusters included), starts a local origin for every loopback endpoint of the config that nothing listens on yet (one that something does listen on gets its requests there), and for each private address a VPC network binding reaches, behind a stand-in for the binding; syncs the config into local state (as sync --force: the folder as it is now, however much of the last table that drops), and serves the Worker on 127.0.0.1 with the wrangler config's bindings and the project's .dev.vars. Prints requests to try and the status page's curl, then runs until Ctrl-C or SIGTERM; meanwhile a table synced from another terminal (or rolled back to) that names new loopback endpoints gets their origins.",
   flags: DEV_FLAGS,
   exitCodes: {
     0: "stopped with Ctrl-C (or SIGTERM)",

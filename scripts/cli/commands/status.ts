@@ -78,7 +78,7 @@ export const statusCommand = command<TargetOptions & OutputOptions>({
   name: "status",
   summary: "what the edge serves: table version and age, endpoints per cluster, active health",
   description:
-    "Reads what the edge serves from KV: the table version, when it was written and since when it is served, and per cluster the endpoints, how many are ready and which ones the active health checks call unhealthy.",
+    "Reads what the edge serves from KV: the table version, when it was written and since when it is served, what it changed from the version before, whether it is a rollback by hand (which `kedge sync --watch` leaves in place until the config changes), and per cluster the endpoints, how many are ready and which ones the active health checks call unhealthy.",
   flags: [...TARGET_FLAGS, ...OUTPUT_FLAGS],
   exitCodes: { 0: "shown (also when the table was never written)", 2: "the config or the store cannot be used" },
   async run(options, _args, io) {
