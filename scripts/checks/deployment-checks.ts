@@ -35,16 +35,39 @@ export function routeCovers(pattern: string, host: string): boolean {
 /** A served hostname's zone, as a guess the user checks: its last two labels. */
 const zoneOf = (host: string): string => host.replace(/^\*\./, "").split(".").slice(-2).join(".");
 
-/** The routes block the served hostnames need and the Worker's routes lack, in the config's own form; null when none is missing. */
-export function missingRoutesBlock(facts: WranglerFacts, table: RouteTable, configPath: string): string | null {
-  const missing = servedHostnames(table).filter((host) => !facts.routes.some((p) => routeCovers(p, host)));
-  if (missing.length === 0) return null;
+/** Whether some route takes any hostname (a listener and a route without hostnames): its names are not in the table. */
+const answersAnyHost = (table: RouteTable): boolean => Object.values(table.hosts).some((index) => (index?.any.length ?? 0) > 0);
+
+/** One routes entry, in the config's form. */
+const routeEntry = (host: string, toml: boolean): string =>
+  toml ? `  { pattern = "${host}/*", zone_name = "${zoneOf(host)}" },` : `    { "pattern": "${host}/*", "zone_name": "${zoneOf(host)}" },`;
+
+/**
+ * What the Worker's routes lack for the hostnames the table serves, with the entries to add in the config's own
+ * form (into its routes when it has some, else the whole key, placed where wrangler reads it); a routes key
+ * that landed inside another table; a table that answers any hostname while the Worker has no route. Null when
+ * nothing is missing.
+ */
+export function missingRoutesBlock(facts: WranglerFacts, table: RouteTable, configPath: string, env?: string): string | null {
   const toml = configPath.endsWith(".toml");
-  const lines = missing.map((host) =>
-    toml
-      ? `  { pattern = "${host}/*", zone_name = "${zoneOf(host)}" },`
-      : `    { "pattern": "${host}/*", "zone_name": "${zoneOf(host)}" },`,
-  );
-  const block = toml ? ["routes = [", ...lines, "]"] : ['  "routes": [', ...lines, "  ]"];
-  return `the Worker's routes in ${configPath} do not cover ${missing.length === 1 ? "hostname" : "hostnames"} ${missing.join(", ")}; requests for ${missing.length === 1 ? "it" : "them"} never reach kedge. Add (check each zone_name):\n${block.join("\n")}`;
+  const problems: string[] = [];
+  for (const where of facts.misplacedRoutes ?? [])
+    problems.push(
+      `${configPath} has a routes key inside [${where}], where wrangler does not read it as the Worker's routes (in TOML a key below a [table] header belongs to that table): move it above the first [table] header${env ? ` or into [env.${env}]` : ""}`,
+    );
+  const missing = servedHostnames(table).filter((host) => !facts.routes.some((p) => routeCovers(p, host)));
+  // No name to give when routes take any host: an example the user fills in, and how to let kedge name them.
+  const example = missing.length === 0 && answersAnyHost(table) && facts.routes.length === 0;
+  if (missing.length > 0 || example) {
+    const entries = (missing.length > 0 ? missing : ["app.example.com"]).map((host) => routeEntry(host, toml));
+    const section = env ? `[env.${env}]` : toml ? "the top of the file, above the first [table] header" : "the top level";
+    const block = facts.routesDeclared ? entries : toml ? ["routes = [", ...entries, "]"] : ['  "routes": [', ...entries, "  ],"];
+    const placement = facts.routesDeclared ? "add to its routes" : `add to ${section}`;
+    problems.push(
+      missing.length > 0
+        ? `the Worker's routes in ${configPath} do not cover ${missing.length === 1 ? "hostname" : "hostnames"} ${missing.join(", ")}; requests for ${missing.length === 1 ? "it" : "them"} never reach kedge. ${placement[0]!.toUpperCase()}${placement.slice(1)} (check each zone_name):\n${block.join("\n")}`
+        : `the table answers any hostname (a listener and a route without hostnames), and ${configPath} has no routes: no request reaches kedge. Add a route for each hostname you point at it, for example (${placement}):\n${block.join("\n")}\n(or give the listener or the route its hostnames, and kedge names the entries)`,
+    );
+  }
+  return problems.length > 0 ? problems.join("\n") : null;
 }

@@ -149,7 +149,7 @@ function checkDeployment(
     summary.tableNameProblem = nameProblem;
     note(`! ${nameProblem}`);
   }
-  const routes = missingRoutesBlock(facts, table, where.wranglerConfig);
+  const routes = missingRoutesBlock(facts, table, where.wranglerConfig, where.env);
   if (routes) {
     summary.missingRoutes = routes;
     note(`! ${routes}`);

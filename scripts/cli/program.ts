@@ -12,6 +12,7 @@ import { type CliIO, commandIO, commandOf } from "./command-line";
 import { COMMANDS } from "./commands";
 import { OUTPUT_FLAGS, type OutputOptions } from "./flags";
 import { type CommandError, render, renderError } from "./render";
+import { projectDefaults } from "../config/find-config";
 
 export { type CliIO, commandIO, parseOptions } from "./command-line";
 
@@ -39,6 +40,22 @@ function requestedFormat(argv: string[]): OutputFormat {
     if (value === "text" || value === "json" || value === "yaml") format = value;
   }
   return format;
+}
+
+/**
+ * A command's `--config`, when not given, found from where kedge runs (config/find-config.ts): the current
+ * folder when it holds kedge.yaml, else config/; with it, the project folder's wrangler config and state when
+ * that folder is the one above. Said on stderr when it is not the default.
+ */
+function applyProjectDefaults(sub: Command, options: Record<string, unknown>, note: (line: string) => void): void {
+  if (sub.getOptionValueSource("config") !== "default") return;
+  const found = projectDefaults();
+  options.config = found.config;
+  const takes = (name: string) => sub.options.some((o) => o.attributeName() === name);
+  if (found.wranglerConfig && takes("wranglerConfig") && sub.getOptionValueSource("wranglerConfig") === undefined)
+    options.wranglerConfig = found.wranglerConfig;
+  if (found.persistTo && takes("persistTo") && sub.getOptionValueSource("persistTo") === "default") options.persistTo = found.persistTo;
+  for (const line of found.notes) note(line);
 }
 
 /** What a run's command reports back: its exit code, and the output format it was given. */
@@ -69,9 +86,11 @@ function buildProgram(io: CliIO, state: RunState): Command {
     program.addCommand(sub);
     sub.action(async () => {
       const options = sub.opts<OutputOptions & Record<string, unknown>>();
-      const args = sub.processedArgs.filter((a): a is string => typeof a === "string");
+      // A variadic argument (`[versions...]`) comes as one array.
+      const args = (sub.processedArgs as unknown[]).flat().filter((a): a is string => typeof a === "string");
       const cio = commandIO(options, io);
       state.format = cio.format;
+      applyProjectDefaults(sub, options, cio.note);
       const outcome = await c.run(options, args, cio);
       const text = render(outcome, cio.format);
       if (text) io.out(text);

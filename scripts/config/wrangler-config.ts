@@ -23,6 +23,13 @@ export interface WranglerFacts {
   servedTable: string;
   /** The route patterns and custom domains the Worker is deployed on. */
   routes: string[];
+  /** Whether the config (or the environment) has a `routes` or `route` key at all, even an empty one. */
+  routesDeclared?: boolean;
+  /**
+   * Tables holding a `routes` key wrangler does not read as the Worker's (`observability`): in TOML a key below a
+   * `[table]` header belongs to that table, so a routes line uncommented in the wrong place lands there.
+   */
+  misplacedRoutes?: string[];
   /** The environment's own `[[vpc_networks]]` blocks (not inherited), as written. */
   vpcNetworks: VpcNetworkBlock[];
   /** Bindings the top level declares under vpc_networks, for an environment that lacks them. */
@@ -101,10 +108,15 @@ export function readWranglerFacts(configPath: string, env?: string): WranglerFac
   const vars = isTable(section.vars) ? section.vars : {};
   const vpc = (t: Toml): VpcNetworkBlock[] =>
     tables(t.vpc_networks).map((b) => ({ binding: text(b.binding), tunnel_id: b.tunnel_id, network_id: b.network_id }));
+  const holder = section.routes !== undefined || section.route !== undefined ? section : top;
+  const misplaced = (t: Toml, prefix: string) =>
+    Object.entries(t).flatMap(([key, v]) => (key !== "env" && isTable(v) && v.routes !== undefined ? [`${prefix}${key}`] : []));
   return {
     kvNamespaceId: kv.id,
     servedTable: text(vars.KEDGE_TABLE) ?? "kedge",
     routes: routesOf(top, section),
+    routesDeclared: holder.routes !== undefined || holder.route !== undefined,
+    misplacedRoutes: [...misplaced(top, ""), ...(section === top ? [] : misplaced(section, `env.${env}.`))],
     vpcNetworks: vpc(section),
     topLevelVpcNetworks: section === top ? [] : vpc(top).flatMap((b) => (b.binding ? [b.binding] : [])),
   };

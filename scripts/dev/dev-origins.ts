@@ -56,30 +56,57 @@ function loopbackAddresses(table: RouteTable): { address: string; port: number; 
   return [...byAddress.values()].sort((a, b) => a.port - b.port);
 }
 
-/**
- * An origin per loopback address and port the table's endpoints name. A port something already listens on
- * (the user pointed an EndpointSlice at their own app) gets no origin: the edge sends its requests there,
- * as it would to that endpoint in a cluster. A port that can be neither listened on nor reached is a UserError.
- */
-export async function startLoopbackOrigins(table: RouteTable): Promise<LoopbackOrigins> {
-  const origins: Origin[] = [];
-  const existing: ExistingListener[] = [];
-  for (const { address, port, identity } of loopbackAddresses(table)) {
-    try {
-      origins.push(await startOrigin(identity, port, address));
-    } catch (error) {
-      if (await acceptsConnections(address, port)) {
-        existing.push({ address, port, endpoint: identity.endpoint });
-        continue;
-      }
-      await Promise.all(origins.map((o) => o.close()));
-      throw new UserError(
+/** A loopback address and port, as the origins are told apart: `[127.0.0.1]:9101`. */
+const loopbackKey = (address: string, port: number): string => `[${address}]:${port}`;
+
+/** Every loopback address and port the table's endpoints name, keyed as `startLoopbackOrigins` skips them. */
+export const loopbackKeysOf = (table: RouteTable): Set<string> =>
+  new Set(loopbackAddresses(table).map(({ address, port }) => loopbackKey(address, port)));
+
+/** What one loopback address and port got: an origin, the listener already there, or why neither. */
+type LoopbackStart = { origin: Origin } | { existing: ExistingListener } | { refused: UserError };
+
+async function startLoopback(address: string, port: number, identity: OriginIdentity): Promise<LoopbackStart> {
+  try {
+    return { origin: await startOrigin(identity, port, address) };
+  } catch (error) {
+    if (await acceptsConnections(address, port)) return { existing: { address, port, endpoint: identity.endpoint } };
+    return {
+      refused: new UserError(
         `cannot listen on ${address}:${port} for ${identity.endpoint}: ${(error as Error).message}`,
         "use a port above 1023 in the EndpointSlice, or start what should answer there first",
-      );
+      ),
+    };
+  }
+}
+
+/**
+ * An origin per loopback address and port the table's endpoints name (but those of `skip`, keyed by
+ * loopbackKey: already served). A port something already listens on (the user pointed an EndpointSlice at
+ * their own app) gets no origin: the edge sends its requests there, as it would to that endpoint in a cluster.
+ * A port that can be neither listened on nor reached is a UserError; with `keepGoing` it is returned instead
+ * (a running `kedge dev` says it and goes on), and the origins started stay up.
+ */
+export async function startLoopbackOrigins(
+  table: RouteTable,
+  skip: ReadonlySet<string> = new Set(),
+  keepGoing = false,
+): Promise<LoopbackOrigins & { refused: UserError[] }> {
+  const origins: Origin[] = [];
+  const existing: ExistingListener[] = [];
+  const refused: UserError[] = [];
+  for (const { address, port, identity } of loopbackAddresses(table)) {
+    if (skip.has(loopbackKey(address, port))) continue;
+    const started = await startLoopback(address, port, identity);
+    if ("origin" in started) origins.push(started.origin);
+    else if ("existing" in started) existing.push(started.existing);
+    else if (keepGoing) refused.push(started.refused);
+    else {
+      await Promise.all(origins.map((o) => o.close()));
+      throw started.refused;
     }
   }
-  return { origins, existing };
+  return { origins, existing, refused };
 }
 
 /**

@@ -6,6 +6,9 @@
  */
 import { type ClientRequest, request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest, type RequestOptions } from "node:https";
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { delimiter, join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import type { ClusterSettings } from "../../src/compile/input/edge-config";
 import { UserError } from "../lib/user-error";
@@ -31,6 +34,22 @@ export class ApiUnreachable extends UserError {
   override name = "ApiUnreachable";
 }
 
+/** Where a ServiceAccount's token is when kedge runs in a cluster (the client library then reads it as `inClusterContext`). */
+const SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+
+/**
+ * Where a default kubeconfig is looked for, as kubectl and the client library look: each file of $KUBECONFIG,
+ * else ~/.kube/config; null when one of them exists (or kedge runs in a cluster). Without any, the library
+ * makes up a context `loaded-context` for http://localhost:8080, which names nothing the user has.
+ */
+export function missingKubeconfig(env: NodeJS.ProcessEnv = process.env, home = homedir()): string | null {
+  const listed = (env.KUBECONFIG ?? "").split(delimiter).filter(Boolean);
+  if (listed.length > 0) return null; // a listed file that is missing is the library's own error, with its path
+  const file = join(home, ".kube", "config");
+  if (existsSync(file) || existsSync(SERVICE_ACCOUNT_TOKEN)) return null;
+  return `$KUBECONFIG is not set and ${file} does not exist`;
+}
+
 export class KubeApi {
   /** `cluster <name> (context <ctx>, <server>)`, for messages. */
   readonly where: string;
@@ -46,6 +65,12 @@ export class KubeApi {
   /** The kubeconfig with the cluster's context selected; a missing file or context is a UserError. */
   static forCluster(cluster: ClusterSettings): KubeApi {
     const kc = new KubeConfig();
+    const missing = cluster.kubeconfig ? null : missingKubeconfig();
+    if (missing)
+      throw new UserError(
+        `cluster ${cluster.name}: no kubeconfig found to read context ${cluster.kubeContext} from (${missing})`,
+        `point $KUBECONFIG at your kubeconfig, or name it in kedge.yaml (clusters[].kubeconfig), or write ~/.kube/config (your provider's get-credentials command does, e.g. \`gcloud container clusters get-credentials\`, \`aws eks update-kubeconfig\`, \`az aks get-credentials\`); \`kubectl --context ${cluster.kubeContext} get namespaces\` checks it`,
+      );
     try {
       if (cluster.kubeconfig) kc.loadFromFile(cluster.kubeconfig);
       else kc.loadFromDefault();

@@ -1,9 +1,20 @@
 /**
  * @module What a new table changes compared with the served one (`kedge diff`, `sync --dry-run`, `rollback --dry-run`,
- * a refused large drop): the hosts it starts or stops answering, and the rules and backends added, removed or changed.
+ * a refused large drop, the summary each history entry keeps): the clusters' state and priority, the hosts it
+ * starts or stops answering, the rules and backends added, removed or changed, and inside them, in words, the
+ * backendRef weights and the endpoints added, removed, turned ready or not, or reweighted.
  */
 import { canonicalJson } from "../../src/table/canonical-json";
-import type { CompiledMatch, RouteTable } from "../../src/table/route-table";
+import type { CompiledMatch, CompiledRule, RouteTable } from "../../src/table/route-table";
+import { type ClusterChange, clusterChanges, clusterChangeWords } from "./diff-clusters";
+import {
+  type EndpointChanges,
+  endpointChanges,
+  endpointLines,
+  type WeightChange,
+  weightChanges,
+  withoutChangedWeights,
+} from "./diff-endpoints";
 
 interface Changes {
   added: string[];
@@ -47,6 +58,14 @@ export interface TableDiff {
   backends: Changes;
   /** Whether any host's candidate matches changed (also when only a match within a rule did). */
   hostsChanged: boolean;
+  /** Clusters whose state (Serving, Draining, Disabled), priority or staleness changed. */
+  clusters: ClusterChange[];
+  /** For each changed backend whose endpoints changed: which, and how. */
+  endpoints: Record<string, EndpointChanges>;
+  /** For each changed rule whose backendRef weights changed: which backend's, from and to. */
+  weights: Record<string, WeightChange[]>;
+  /** Table-wide settings that changed: listeners, locality, failover, egress, health checks. */
+  settings: string[];
 }
 
 /** Each host pattern a table answers with some route, with the ids of the rules that take it per protocol, in precedence order. */
@@ -104,14 +123,19 @@ function hostChanges(current: RouteTable | null, next: RouteTable): Changes {
   };
 }
 
-/** Each rule with its matches, serialised: built only for ids both tables have (the rest are added or removed). */
-function ruleViews(table: RouteTable, ids: Set<string>): Map<string, string> {
-  const views = new Map<string, string>();
+interface RuleView {
+  rule: CompiledRule;
+  matches: Omit<CompiledMatch, "rule">[];
+}
+
+/** Each rule with its matches: built only for ids both tables have (the rest are added or removed). */
+function ruleViews(table: RouteTable, ids: Set<string>): Map<string, RuleView> {
+  const views = new Map<string, RuleView>();
   // Matches grouped by rule in one pass (a filter per rule is quadratic: 10k rules took a second).
   const matchesOf = table.rules.map((): Omit<CompiledMatch, "rule">[] => []);
   for (const { rule, ...match } of table.matches) matchesOf[rule]?.push(match);
   table.rules.forEach((rule, i) => {
-    if (ids.has(rule.id)) views.set(rule.id, canonicalJson({ rule, matches: matchesOf[i] }));
+    if (ids.has(rule.id)) views.set(rule.id, { rule, matches: matchesOf[i] ?? [] });
   });
   return views;
 }
@@ -133,32 +157,51 @@ function hostViews(table: RouteTable): string {
   );
 }
 
-/** Added, removed and changed ids; views are built only for ids on both sides. */
-function compare(
+/**
+ * Added, removed and changed ids; views are built only for ids on both sides, compared as canonical JSON, and
+ * `describe` says what changed in a changed one.
+ */
+function compare<V>(
   before: readonly string[],
   after: readonly string[],
-  views: (ids: Set<string>) => [Map<string, string>, Map<string, string>],
+  views: (ids: Set<string>) => [Map<string, V>, Map<string, V>],
+  describe: (id: string, old: V, now: V) => string[],
 ): Changes {
   const was = new Set(before);
   const is = new Set(after);
   const both = new Set(after.filter((id) => was.has(id)));
   const [old, now] = views(both);
-  const changed = [...both].filter((id) => old.get(id) !== now.get(id)).sort();
+  const changed = [...both].filter((id) => canonicalJson(old.get(id)) !== canonicalJson(now.get(id))).sort();
   return {
     added: after.filter((id) => !was.has(id)).sort(),
     removed: before.filter((id) => !is.has(id)).sort(),
     changed,
-    fields: Object.fromEntries(changed.map((id) => [id, fieldChanges(JSON.parse(old.get(id)!), JSON.parse(now.get(id)!))])),
+    fields: Object.fromEntries(changed.map((id) => [id, describe(id, old.get(id)!, now.get(id)!)])),
   };
 }
 
-const backendViews = (table: RouteTable, ids: Set<string>) => new Map([...ids].map((id) => [id, canonicalJson(table.backends[id])]));
+const backendViews = (table: RouteTable, ids: Set<string>) => new Map([...ids].map((id) => [id, table.backends[id]!]));
+
+/** The table-wide settings (all but hosts, matches, rules, backends and clusters) that differ. */
+const SETTINGS = ["listeners", "locality", "failover", "egress", "healthChecks"] as const;
+const settingChanges = (current: RouteTable, next: RouteTable): string[] =>
+  SETTINGS.filter((key) => canonicalJson(current[key] ?? null) !== canonicalJson(next[key] ?? null));
 
 export function diffTables(current: RouteTable | null, next: RouteTable): TableDiff {
   const nothing: Changes = { added: [], removed: [], changed: [], fields: {} };
+  const none = { endpoints: {}, weights: {}, settings: [] };
   // A version is the hash of a whole table: the same version is the same table (an unchanged config re-synced).
   if (current?.version === next.version) {
-    return { from: current.version, to: next.version, hosts: nothing, rules: nothing, backends: nothing, hostsChanged: false };
+    return {
+      from: current.version,
+      to: next.version,
+      hosts: nothing,
+      rules: nothing,
+      backends: nothing,
+      hostsChanged: false,
+      clusters: [],
+      ...none,
+    };
   }
   if (!current) {
     return {
@@ -167,8 +210,12 @@ export function diffTables(current: RouteTable | null, next: RouteTable): TableD
       rules: { ...nothing, added: next.rules.map((r) => r.id).sort() },
       backends: { ...nothing, added: Object.keys(next.backends).sort() },
       hostsChanged: Object.keys(next.hosts).length > 0,
+      clusters: clusterChanges(null, next),
+      ...none,
     };
   }
+  const endpoints: Record<string, EndpointChanges> = {};
+  const weights: Record<string, WeightChange[]> = {};
   return {
     from: current.version,
     to: next.version,
@@ -177,18 +224,44 @@ export function diffTables(current: RouteTable | null, next: RouteTable): TableD
       current.rules.map((r) => r.id),
       next.rules.map((r) => r.id),
       (ids) => [ruleViews(current, ids), ruleViews(next, ids)],
+      (id, old, now) => {
+        const changed = weightChanges(old.rule, now.rule);
+        if (changed.length > 0) weights[id] = changed;
+        const fields = fieldChanges(
+          { rule: withoutChangedWeights(old.rule, changed), matches: old.matches },
+          { rule: withoutChangedWeights(now.rule, changed), matches: now.matches },
+        );
+        return [...changed.map((w) => `weight of ${w.backend}: ${w.from} → ${w.to}`), ...fields];
+      },
     ),
-    backends: compare(Object.keys(current.backends), Object.keys(next.backends), (ids) => [
-      backendViews(current, ids),
-      backendViews(next, ids),
-    ]),
+    backends: compare(
+      Object.keys(current.backends),
+      Object.keys(next.backends),
+      (ids) => [backendViews(current, ids), backendViews(next, ids)],
+      (id, old, now) => {
+        const changed = endpointChanges(old, now, (a, b) => fieldChanges(a, b));
+        if (changed) endpoints[id] = changed;
+        const { endpoints: _old, ...oldRest } = old;
+        const { endpoints: _now, ...nowRest } = now;
+        return fieldChanges(oldRest, nowRest);
+      },
+    ),
     hostsChanged: hostViews(current) !== hostViews(next),
+    clusters: clusterChanges(current, next),
+    endpoints,
+    weights,
+    settings: settingChanges(current, next),
   };
 }
 
-/** The hosts, rules and backends a change adds, removes or changes, one line each (with the fields that changed). */
+/**
+ * The change, one line each: the clusters whose state or priority changed, then the hosts, rules and backends
+ * added, removed or changed (with what changed: a rule's weights and fields, a backend's endpoints), then the
+ * table-wide settings.
+ */
 export function diffLines(diff: TableDiff): string[] {
   const lines: string[] = [];
+  for (const c of diff.clusters) lines.push(`  ~ cluster ${c.cluster}: ${clusterChangeWords(c).join("; ")}`);
   for (const [what, d] of [
     ["host", diff.hosts],
     ["rule", diff.rules],
@@ -198,8 +271,11 @@ export function diffLines(diff: TableDiff): string[] {
     for (const id of d.removed) lines.push(`  - ${what} ${id}`);
     for (const id of d.changed) {
       lines.push(`  ~ ${what} ${id}`);
+      const endpoints = what === "backend" ? diff.endpoints[id] : undefined;
+      for (const line of endpoints ? endpointLines(endpoints) : []) lines.push(`      ${line}`);
       for (const field of d.fields[id] ?? []) lines.push(`      ${field}`);
     }
   }
+  if (diff.settings.length > 0) lines.push(`  ~ settings: ${diff.settings.join(", ")}`);
   return lines;
 }

@@ -21,4 +21,13 @@ export interface KvStore {
   close(): Promise<void>;
   /** Where this store writes, for messages. */
   readonly description: string;
+  /**
+   * Runs `fn` as the one writer of the store's state, for just that long: local state takes its folder's lock
+   * (state-lock.ts), so a `sync --watch` holding the store open leaves room for a rollback between its pushes.
+   * Absent where writers take turns by the push lease alone (remote KV), and on a store opened for reading.
+   */
+  writing?<T>(fn: () => Promise<T>): Promise<T>;
 }
+
+/** `fn` as the store's one writer (KvStore.writing), or as it is where the store needs no turn. */
+export const asWriter = <T>(kv: KvStore, fn: () => Promise<T>): Promise<T> => (kv.writing ? kv.writing(fn) : fn());

@@ -24,8 +24,10 @@ export interface StoreListeners {
 }
 
 /**
- * The store the target names. A writer of local state first takes the folder's lock (state-lock.ts): two
- * workerd processes must not write one folder's KV at once. Remote pushes take turns by their lease instead.
+ * The store the target names. A writer of local state takes the folder's lock (state-lock.ts) around each push
+ * or rollback (`KvStore.writing`), not for as long as it is open: two workerd processes must not write one
+ * folder's KV at once, but a long-running `sync --watch` must not keep a rollback out between its pushes.
+ * Remote pushes take turns by their lease instead.
  */
 export async function openStore(
   where: StoreTarget,
@@ -36,24 +38,27 @@ export async function openStore(
   const facts = readWranglerFacts(where.wranglerConfig, where.env);
   if (where.target === "remote") return openRemoteKv(facts.kvNamespaceId, where.wranglerConfig, ["--remote"], listeners.progress);
   if (intent === "read") return openLocalKv(where.persistTo, facts.kvNamespaceId, abandoned);
-  const waiting = (holder: string) => listeners.waiting?.(`waiting for another sync writing ${where.persistTo}: ${holder}`);
-  const lock = await lockState(where.persistTo, { waitMs: PUSH_WAIT_MS, waiting, signal: abandoned });
+  const waiting = (holder: string) => listeners.waiting?.(`waiting for another sync or rollback writing ${where.persistTo}: ${holder}`);
+  // workerd writes its SQLite files as it starts: two starting at once make one fail (SQLITE_BUSY), so a
+  // writer starts under the lock too, and lets it go once workerd is ready.
+  const starting = await lockState(where.persistTo, { waitMs: PUSH_WAIT_MS, waiting, signal: abandoned });
+  let kv: KvStore;
   try {
-    const kv = await openLocalKv(where.persistTo, facts.kvNamespaceId, abandoned);
-    return {
-      ...kv,
-      async close() {
-        try {
-          await kv.close();
-        } finally {
-          lock.release();
-        }
-      },
-    };
-  } catch (error) {
-    lock.release();
-    throw error;
+    kv = await openLocalKv(where.persistTo, facts.kvNamespaceId, abandoned);
+  } finally {
+    starting.release();
   }
+  return {
+    ...kv,
+    async writing(fn) {
+      const lock = await lockState(where.persistTo, { waitMs: PUSH_WAIT_MS, waiting });
+      try {
+        return await fn();
+      } finally {
+        lock.release();
+      }
+    },
+  };
 }
 
 /**

@@ -1,20 +1,40 @@
 /**
- * @module Pushes a table atomically: lease ▸ shards ▸ blob (each read back) ▸ history ▸ pointer ▸ prune ▸
- * release. Until the pointer is written the edge keeps serving the previous table, so a sync stopped at any
- * point loses nothing; pushes of one table take turns (the lease), and none loses another's history entry.
+ * @module Pushes a table atomically: (the local state's lock ▸) lease ▸ shards ▸ blob (each read back) ▸
+ * history ▸ pointer ▸ prune ▸ release. Until the pointer is written the edge keeps serving the previous table,
+ * so a sync stopped at any point loses nothing; pushes of one table take turns (the lease), and none loses
+ * another's history entry. Each entry keeps a one-line summary of what its version changed from the one served
+ * before it. Reading the pointer, the history and kept versions is here too (rollback.ts moves the pointer back).
  */
 import { joinShards, type StoragePlan } from "../../src/table/shard-table";
 import { HISTORY_LIMIT, KV_KEYS } from "../../src/table/kv-keys";
 import { parseRouteTable, parseStoredTable, parseTableHistory, parseTablePointer } from "../../src/table/parse-route-table";
-import { isSharded, type RouteTable, type StoredTable, type TableHistoryEntry, type TablePointer } from "../../src/table/route-table";
-import type { KvStore } from "./kv-store";
+import {
+  isSharded,
+  type RollbackMarker,
+  type RouteTable,
+  type StoredTable,
+  type TableHistoryEntry,
+  type TablePointer,
+} from "../../src/table/route-table";
+import { asWriter, type KvStore } from "./kv-store";
 import { type LeaseOptions, takeLease } from "./push-lease";
-import { StorageError, UserError } from "../lib/user-error";
+import { StorageError } from "../lib/user-error";
+import { diffTables } from "../report/diff-tables";
+import { changeSummary } from "../report/change-summary";
+
+/** A rollback by hand a push leaves in place (PushOptions.holdFor): the mark, and the version it went back to. */
+export type RollbackHold = RollbackMarker & { to: string };
 
 export interface PushOutcome {
   changed: boolean;
   version: string;
   previous?: string;
+  /** What this version changes from the one served before it (the history entry's summary), when written. */
+  summary?: string;
+  /** The rollback by hand this push replaced: the pointer named a version `kedge rollback` moved it to. */
+  replacedRollback?: RollbackMarker & { version: string };
+  /** Set when nothing was written because `holdFor` left a rollback by hand in place. */
+  held?: RollbackHold;
   pruned: string[];
   /** The table's history after the push, newest first (what a push wrote; not read again). */
   history: TableHistoryEntry[];
@@ -112,6 +132,8 @@ async function rebuildHistory(
       rules: table.rules.length,
       backends: Object.keys(table.backends).length,
       ...(isSharded(stored) ? { shards: stored.shards.length } : {}),
+      ...(listed?.summary ? { summary: listed.summary } : {}),
+      ...(listed?.previous ? { previous: listed.previous } : {}),
     });
   }
   const rank = (e: TableHistoryEntry) => {
@@ -173,36 +195,63 @@ async function putVerified(kv: KvStore, entries: [key: string, text: string][]):
   });
 }
 
-function pointerFor(version: string, schemaVersion: number, now: Date): string {
-  return JSON.stringify({ version, schemaVersion, updatedAt: now.toISOString() } satisfies TablePointer);
+/** The pointer's text; a rollback by hand carries its marker (a push writes none, which ends the marker). */
+export function pointerFor(version: string, schemaVersion: number, now: Date, rolledBack?: RollbackMarker): string {
+  return JSON.stringify({
+    version,
+    schemaVersion,
+    updatedAt: now.toISOString(),
+    ...(rolledBack ? { rolledBack } : {}),
+  } satisfies TablePointer);
 }
 
 /** How long a push waits for another push of the same table before it gives up (exit 2). */
 export const PUSH_WAIT_MS = 120_000;
 
+/** What a push may be given besides its plan. */
+export interface PushOptions extends Omit<LeaseOptions, "readWith"> {
+  /**
+   * The table the caller read as served (for the large-drop check): the history's summary is made against it
+   * when the pointer still names it, which saves reading it again (a wrangler process with --remote).
+   */
+  served?: RouteTable | null;
+  /**
+   * Asked with the pointer as read under the lease (so no rollback slips in between): a rollback by hand to leave
+   * in place, and nothing is written; null to push (`sync --watch`, watch/rollback-hold.ts).
+   */
+  holdFor?: (pointer: TablePointer | null) => RollbackHold | null;
+}
+
 /**
  * Writes the planned table unless the edge already serves exactly this version, holding the table's push
- * lease (see push-lease.ts) so that concurrent pushes take turns.
+ * lease (see push-lease.ts) so that concurrent pushes take turns, and local state's lock (its one writer).
  */
-export async function pushTable(
+export function pushTable(
   kv: KvStore,
   plan: StoragePlan,
   now = new Date(),
-  guard: Omit<LeaseOptions, "readWith"> = { waitMs: PUSH_WAIT_MS },
+  options: PushOptions = { waitMs: PUSH_WAIT_MS },
 ): Promise<PushOutcome> {
+  return asWriter(kv, () => pushHeld(kv, plan, now, options));
+}
+
+async function pushHeld(kv: KvStore, plan: StoragePlan, now: Date, options: PushOptions): Promise<PushOutcome> {
+  const { served, holdFor, ...guard } = options;
   const root = plan.root.value;
   const name = root.name;
   const lease = await takeLease(kv, name, { ...guard, readWith: [KV_KEYS.current(name), KV_KEYS.history(name)] });
   try {
     const [pointerText, historyText] = lease.values;
     const pointer = parsePointerText(pointerText ?? null);
-    if (pointer?.version === root.version) {
+    const held = pointer?.version === root.version ? null : (holdFor?.(pointer) ?? null);
+    if (pointer?.version === root.version || held) {
       const read = await readHistory(kv, name, { text: historyText ?? null, pointer });
       return {
         changed: false,
         version: root.version,
         pruned: [],
         history: read.entries,
+        ...(held ? { held } : {}),
         ...(read.problem ? { historyProblem: read.problem } : {}),
       };
     }
@@ -213,6 +262,9 @@ export async function pushTable(
         plan.shards.map((shard, i) => [KV_KEYS.shard(name, root.version, i), shard.text]),
       );
     await putVerified(kv, [[KV_KEYS.blob(name, root.version), plan.root.text]]);
+    // What this version changes from the one served now: the table the caller read, unless another push moved on.
+    const before = pointer ? (served?.version === pointer.version ? served : await readTable(kv, name, pointer.version)) : null;
+    const summary = changeSummary(diffTables(before, plan.table), before, plan.table);
     // Read again right before it is written: a push that got past the lease meanwhile keeps its entry.
     const read = await readHistory(kv, name, { pointer });
     const history = read.entries.filter((e) => e.version !== root.version);
@@ -222,6 +274,8 @@ export async function pushTable(
       rules: plan.table.rules.length,
       backends: Object.keys(plan.table.backends).length,
       ...(plan.shards.length > 0 ? { shards: plan.shards.length } : {}),
+      summary,
+      ...(pointer ? { previous: pointer.version } : {}),
     });
     const kept = history.slice(0, HISTORY_LIMIT);
     await kv.put(KV_KEYS.history(name), JSON.stringify(kept));
@@ -240,6 +294,8 @@ export async function pushTable(
       changed: true,
       version: root.version,
       previous: pointer?.version,
+      summary,
+      ...(pointer?.rolledBack ? { replacedRollback: { ...pointer.rolledBack, version: pointer.version } } : {}),
       pruned: dropped.map((e) => e.version),
       history: kept,
       ...(read.problem ? { historyProblem: read.problem } : {}),
@@ -247,54 +303,4 @@ export async function pushTable(
   } finally {
     await lease.release();
   }
-}
-
-/** Moves the pointer to `version`, or to the version written before the current one. */
-export async function rollbackTable(
-  kv: KvStore,
-  name: string,
-  version: string | undefined,
-  now = new Date(),
-  dryRun = false,
-): Promise<{ from?: string; to: string; table: RouteTable; current: RouteTable | null; historyProblem?: string }> {
-  // A rollback moves the pointer: it takes its turn with pushes (a dry run only reads).
-  const lease = dryRun ? null : await takeLease(kv, name, { waitMs: PUSH_WAIT_MS });
-  try {
-    return await rollbackHeld(kv, name, version, now, dryRun);
-  } finally {
-    await lease?.release();
-  }
-}
-
-async function rollbackHeld(
-  kv: KvStore,
-  name: string,
-  version: string | undefined,
-  now: Date,
-  dryRun: boolean,
-): Promise<{ from?: string; to: string; table: RouteTable; current: RouteTable | null; historyProblem?: string }> {
-  const pointer = await readPointer(kv, name);
-  const read = await readHistory(kv, name, { pointer });
-  const history = read.entries;
-  let target = version;
-  if (target === undefined) {
-    const at = history.findIndex((e) => e.version === pointer?.version);
-    target = history[at + 1]?.version;
-    if (target === undefined)
-      throw new UserError(
-        pointer
-          ? `table ${name} has no version before ${pointer.version} to roll back to`
-          : `table ${name} was never written here: nothing to roll back to`,
-        "list the kept versions with `kedge history` (the last 10 are kept)",
-      );
-  }
-  // Every part must still be readable: a version with a missing shard is not one to point the edge at.
-  const table = await readTable(kv, name, target);
-  if (!table) {
-    const known = history.map((e) => e.version).join(", ") || "(none)";
-    throw new UserError(`version ${target} of table ${name} is not stored (or is unreadable)`, `kept versions: ${known}`);
-  }
-  const current = pointer ? await readTable(kv, name, pointer.version) : null;
-  if (!dryRun && pointer?.version !== target) await kv.put(KV_KEYS.current(name), pointerFor(target, table.schemaVersion, now));
-  return { from: pointer?.version, to: target, table, current, ...(read.problem ? { historyProblem: read.problem } : {}) };
 }

@@ -1,8 +1,10 @@
 /**
- * @module One writer at a time for a local state folder (`--persist-to`). Two syncs writing the same
- * folder would each run a workerd over the same SQLite files, and one write fails. A writer creates
- * `kedge-push.lock` in the folder (exclusively: exactly one process can), holds it until it is done, and
- * removes it; another writer waits for it, then goes on. A lock whose process is gone (killed) is stale and
+ * @module One writer at a time for a local state folder (`--persist-to`). Several processes may hold a workerd
+ * open over the folder's SQLite files (a `sync --watch`, `kedge dev`, a reader), but two writing at once make
+ * one write fail. A writer creates `kedge-push.lock` in the folder (exclusively: exactly one process can),
+ * holds it for one push or rollback, and removes it; another writer waits for it, then goes on. So a
+ * `sync --watch`, which holds the folder open for hours, holds its lock only while it pushes, and a
+ * `kedge rollback` beside it waits at most for one push. A lock whose process is gone (killed) is stale and
  * taken over. Readers (--dry-run, history, explain, status) need no lock.
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
@@ -53,21 +55,28 @@ function readHolder(path: string): Holder | null {
 
 const describe = (h: Holder) => `pid ${h.pid} on ${h.host} (${h.command}), since ${h.startedAt}`;
 
-/** Takes the folder's write lock, waiting for another writer up to `waitMs`. */
-export async function lockState(persistTo: string, options: LockOptions): Promise<StateLock> {
+const unusable = (dir: string, error: unknown) =>
+  new UserError(
+    `local KV in ${dir} did not start: cannot lock it for writing: ${(error as Error).message}`,
+    "--persist-to must name a folder this user can write (default .wrangler/state); nothing was written",
+  );
+
+/** Makes sure the state folder exists and is one, before a writer starts (a UserError, exit 2, if it cannot be). */
+function ensureStateFolder(persistTo: string): string {
   const dir = resolve(persistTo);
-  const path = join(dir, LOCK_FILE);
-  const unusable = (error: unknown) =>
-    new UserError(
-      `local KV in ${dir} did not start: cannot lock it for writing: ${(error as Error).message}`,
-      "--persist-to must name a folder this user can write (default .wrangler/state); nothing was written",
-    );
-  if (existsSync(dir) && !statSync(dir).isDirectory()) throw unusable(new Error(`${dir} is not a folder`));
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw unusable(dir, new Error(`${dir} is not a folder`));
   try {
     mkdirSync(dir, { recursive: true });
   } catch (error) {
-    throw unusable(error);
+    throw unusable(dir, error);
   }
+  return dir;
+}
+
+/** Takes the folder's write lock, waiting for another writer up to `waitMs`. */
+export async function lockState(persistTo: string, options: LockOptions): Promise<StateLock> {
+  const dir = ensureStateFolder(persistTo);
+  const path = join(dir, LOCK_FILE);
   const me: Holder = { pid: process.pid, host: hostname(), command: process.argv.slice(1).join(" "), startedAt: new Date().toISOString() };
   const deadline = Date.now() + options.waitMs;
   let told = false;
@@ -83,7 +92,7 @@ export async function lockState(persistTo: string, options: LockOptions): Promis
         },
       };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw unusable(error);
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw unusable(dir, error);
     }
     const holder = readHolder(path);
     // A writer that died without removing its lock (killed) holds nothing.
@@ -101,8 +110,8 @@ export async function lockState(persistTo: string, options: LockOptions): Promis
     }
     if (Date.now() >= deadline)
       throw new UserError(
-        `another sync is writing ${dir}: ${holder ? describe(holder) : "its lock file is being written"}; waited ${Math.round(options.waitMs / 1000)} s, nothing was written`,
-        `let it finish and run again; if no sync runs, remove ${path}`,
+        `another sync or rollback is writing ${dir}: ${holder ? describe(holder) : "its lock file is being written"}; waited ${Math.round(options.waitMs / 1000)} s for its push, nothing was written`,
+        `run again once it is done; if no kedge process runs, remove ${path}`,
       );
     await new Promise((r) => setTimeout(r, 200));
   }

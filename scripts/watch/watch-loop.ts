@@ -7,8 +7,10 @@
  * `kedge status` show its age), while the other clusters' changes keep flowing; past `--stale-after` its
  * endpoints are left out, as if it were disabled, until it answers again. Before every live cluster has
  * been listed once nothing is pushed (a restart during an outage must not drop a cluster), unless the
- * stale bound passes first. SIGTERM or SIGINT lets a cycle in progress finish its push (the pointer moves
- * last either way), then stops. One structured record per cycle.
+ * stale bound passes first. A rollback by hand (`kedge rollback`, which the watch leaves room for: local
+ * state's lock is held only while it pushes) is left in place until the clusters or the config change again
+ * (rollback-hold.ts), and said once in the log. SIGTERM or SIGINT lets a cycle in progress finish its push
+ * (the pointer moves last either way), then stops. One structured record per cycle.
  */
 import { watch as watchFiles, type FSWatcher } from "node:fs";
 import { relative, resolve, sep } from "node:path";
@@ -21,7 +23,9 @@ import type { KvStore } from "../store/kv-store";
 import { type LoadedConfig, loadConfig } from "../config/load-config";
 import type { StoreOpenedAhead, StoreTarget } from "../store/open-store";
 import { largeDrop } from "../checks/large-drop";
-import { PUSH_WAIT_MS, pushTable, readCurrentTable } from "../store/publish";
+import { PUSH_WAIT_MS, pushTable, readCurrentTable, readPointer } from "../store/publish";
+import { overLine, rollbackHold, RollbackNotices } from "./rollback-hold";
+import type { RouteTable } from "../../src/table/route-table";
 import { errorCount } from "../report/report";
 import { UserError } from "../lib/user-error";
 
@@ -34,6 +38,8 @@ export interface WatchSettings {
   debounceMs: number;
   staleAfterMs: number;
   writeStatus: boolean;
+  /** How often the pointer is read between cycles, to say at once that the edge was rolled back by hand (0: never). */
+  rollbackPollMs?: number;
 }
 
 /** Where a watch writes: lines for a person, and one record per cycle. */
@@ -62,6 +68,7 @@ export class WatchLoop {
   private files?: FSWatcher;
   private timer?: NodeJS.Timeout;
   private staleTimer?: NodeJS.Timeout;
+  private readonly rollbacks: RollbackNotices;
   private firstPending?: number;
   private reasons: string[] = [];
   private running?: Promise<void>;
@@ -76,7 +83,9 @@ export class WatchLoop {
     private readonly settings: WatchSettings,
     private readonly store: StoreOpenedAhead,
     private readonly io: WatchIO,
-  ) {}
+  ) {
+    this.rollbacks = new RollbackNotices(io, (table) => this.store.use((kv: KvStore) => readPointer(kv, table)));
+  }
 
   /** Runs until `stop()` (or SIGTERM/SIGINT); the config must load at the start (else a UserError, exit 2). */
   async run(signals: NodeJS.Signals[] = ["SIGTERM", "SIGINT"]): Promise<WatchSummary> {
@@ -99,6 +108,10 @@ export class WatchLoop {
       void this.stop();
     };
     for (const s of signals) process.once(s, onSignal);
+    const table = loaded.edge.name;
+    this.rollbacks.poll(this.settings.rollbackPollMs ?? 0, () =>
+      this.summary.served && !this.running ? { table, served: this.summary.served } : null,
+    );
     this.changed("started");
     await this.finished;
     for (const s of signals) process.off(s, onSignal);
@@ -113,6 +126,7 @@ export class WatchLoop {
     clearTimeout(this.timer);
     clearTimeout(this.staleTimer);
     clearTimeout(this.retryTimer);
+    this.rollbacks.stop();
     this.files?.close();
     for (const w of [...this.watches.values(), ...this.replacing.values()]) w.stop();
     await this.running;
@@ -297,8 +311,9 @@ export class WatchLoop {
       this.scheduleStaleBound(Date.now());
       return;
     }
+    let current: RouteTable | null | undefined;
     if (!this.settings.force && checked.result.table.version !== this.summary.served) {
-      const current = await this.store.use((kv: KvStore) => readCurrentTable(kv, loaded.edge.name));
+      current = await this.store.use((kv: KvStore) => readCurrentTable(kv, loaded.edge.name));
       const drop = current && current.version !== checked.result.table.version ? largeDrop(current, checked.result.table) : null;
       if (drop) {
         this.io.record({
@@ -312,7 +327,12 @@ export class WatchLoop {
         return;
       }
     }
-    const pushed = await this.push(checked.plan, loaded.edge.name);
+    const { pushed, held } = await this.push(checked.plan, loaded.edge.name, current);
+    if (held) {
+      this.io.record({ ...base, table: `${loaded.edge.name}@${checked.result.table.version}`, pushed: false, held, ...counts });
+      this.scheduleStaleBound(Date.now());
+      return;
+    }
     const statuses = this.settings.writeStatus ? await this.writeStatus(checked.result, config) : [];
     for (const r of statuses)
       for (const f of r.failed)
@@ -331,15 +351,36 @@ export class WatchLoop {
     this.scheduleStaleBound(Date.now());
   }
 
-  /** Pushes unless the edge already serves this version; whether it wrote. */
-  private async push(plan: Parameters<typeof pushTable>[1], name: string): Promise<boolean> {
-    if (plan.root.value.version === this.summary.served) return false;
+  /**
+   * Pushes unless the edge already serves this version, or was rolled back by hand since this watch's last push
+   * and nothing changed since (then `held` says so); whether it wrote.
+   */
+  private async push(
+    plan: Parameters<typeof pushTable>[1],
+    name: string,
+    current: RouteTable | null | undefined,
+  ): Promise<{ pushed: boolean; held?: string }> {
+    const next = plan.root.value.version;
+    if (next === this.summary.served) return { pushed: false };
     const waiting = (holder: string) => this.io.note(`waiting for another push of table ${name}: ${holder}`);
-    const outcome = await this.store.use((kv: KvStore) => pushTable(kv, plan, new Date(), { waitMs: PUSH_WAIT_MS, waiting }));
+    const lastPushed = this.summary.served;
+    const outcome = await this.store.use((kv: KvStore) =>
+      pushTable(kv, plan, new Date(), {
+        waitMs: PUSH_WAIT_MS,
+        waiting,
+        ...(current !== undefined ? { served: current } : {}),
+        holdFor: (pointer) => rollbackHold(pointer, next, lastPushed),
+      }),
+    );
     if (outcome.historyProblem) this.io.note(`! ${outcome.historyProblem}`);
+    if (outcome.held) {
+      this.rollbacks.say(name, outcome.held);
+      return { pushed: false, held: `rolled back by hand to ${outcome.held.to}` };
+    }
+    if (outcome.replacedRollback) this.io.note(overLine(name, outcome.replacedRollback.version, outcome.version));
     this.summary.served = outcome.version;
     if (outcome.changed) this.summary.pushes++;
-    return outcome.changed;
+    return { pushed: outcome.changed };
   }
 
   /** The verdict back into each live cluster that answers (a stale one is written once it answers again). */

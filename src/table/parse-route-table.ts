@@ -85,7 +85,8 @@ export function parseStoredTable(raw: unknown): ParseResult<StoredTable> {
 export function parseTablePointer(raw: unknown): ParseResult<TablePointer> {
   if (!conforms(raw, POINTER_SCHEMA)) return { ok: false, reason: "pointer must be {version, schemaVersion, updatedAt}" };
   const p = raw;
-  return { ok: true, value: { version: p.version, schemaVersion: p.schemaVersion, updatedAt: p.updatedAt } };
+  const marked = p.rolledBack ? { rolledBack: { from: p.rolledBack.from, at: p.rolledBack.at, by: p.rolledBack.by } } : {};
+  return { ok: true, value: { version: p.version, schemaVersion: p.schemaVersion, updatedAt: p.updatedAt, ...marked } };
 }
 
 export function parseTableHistory(raw: unknown): ParseResult<TableHistoryEntry[]> {
@@ -98,6 +99,8 @@ export function parseTableHistory(raw: unknown): ParseResult<TableHistoryEntry[]
       rules: e.rules,
       backends: e.backends,
       ...(e.shards !== undefined ? { shards: e.shards } : {}),
+      ...(e.summary !== undefined ? { summary: e.summary } : {}),
+      ...(e.previous !== undefined ? { previous: e.previous } : {}),
     })),
   };
 }

@@ -23,6 +23,7 @@ import type {
   HealthRecord,
   HostIndex,
   PathModifier,
+  RollbackMarker,
   RouteTable,
   ShardDirectory,
   ShardedTable,
@@ -214,10 +215,23 @@ export const SHARDED_TABLE_SCHEMA: Schema<ShardedTable> = obj<ShardedTable>({
   healthChecks: opt(HEALTH_CHECKS),
 });
 
-export const POINTER_SCHEMA: Schema<TablePointer> = obj<TablePointer>({ version: text, schemaVersion: int(), updatedAt: text });
+export const POINTER_SCHEMA: Schema<TablePointer> = obj<TablePointer>({
+  version: text,
+  schemaVersion: int(),
+  updatedAt: text,
+  rolledBack: opt(obj<RollbackMarker>({ from: text, at: text, by: text })),
+});
 
 export const HISTORY_SCHEMA: Schema<TableHistoryEntry[]> = list(
-  obj<TableHistoryEntry>({ version: text, writtenAt: text, rules: count, backends: count, shards: opt(count) }),
+  obj<TableHistoryEntry>({
+    version: text,
+    writtenAt: text,
+    rules: count,
+    backends: count,
+    shards: opt(count),
+    summary: opt(text),
+    previous: opt(text),
+  }),
 );
 
 export const HEALTH_RECORD_SCHEMA: Schema<HealthRecord> = obj<HealthRecord>({ updatedAt: text, unhealthy: list(text) });

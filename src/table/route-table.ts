@@ -365,6 +365,21 @@ export interface TablePointer {
   version: string;
   schemaVersion: number;
   updatedAt: string;
+  /**
+   * Set when `kedge rollback` moved the pointer by hand, and kept until the next push: `sync --watch` does not
+   * push over it while what it would push is still `from` (the version the rollback undid), only once the
+   * clusters or the config change again.
+   */
+  rolledBack?: RollbackMarker;
+}
+
+/** A rollback by hand: which version it undid, when, and who ran it. */
+export interface RollbackMarker {
+  /** The version served before the rollback (before the first of several in a row). */
+  from: string;
+  at: string;
+  /** `user@host pid N`, as the push lease names a push. */
+  by: string;
 }
 
 /** What `table/<name>/history` holds: newest first, at most HISTORY_LIMIT entries. */
@@ -375,4 +390,8 @@ export interface TableHistoryEntry {
   backends: number;
   /** Shards stored under this version (absent: one blob). */
   shards?: number;
+  /** What this version changed from the one served before it, in one line (absent in entries older than the field). */
+  summary?: string;
+  /** The version served before it, which `summary` is against (absent for the first, and in older entries). */
+  previous?: string;
 }

@@ -57,7 +57,10 @@ export function createApp(options: AppOptions = {}): Hono<AppEnv> {
       return response;
     };
     if (error instanceof GatewayError) {
-      if (error.status >= 500) console.warn(`kedge ${requestId}: ${error.code}: ${error.detail}`, error.cause ?? "");
+      // An expected failure (an upstream that refused, timed out): one line with its cause, no stack trace.
+      const cause =
+        error.cause instanceof Error ? ` (${error.cause.message})` : error.cause !== undefined ? ` (${String(error.cause)})` : "";
+      if (error.status >= 500) console.warn(`kedge ${requestId}: ${error.code}: ${error.detail}${cause}`);
       return answer(error.code);
     }
     console.error(`kedge ${requestId}: unexpected error`, error);

@@ -27,6 +27,8 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Added to this process's environment; an undefined value leaves that variable out. */
   env?: Record<string, string | undefined>;
+  /** Where it runs (the project folder by default). */
+  cwd?: string;
 }
 
 /** Runs a project command (e.g. scripts/sync.ts) as a child process, the way `npm run sync` does. */
@@ -38,7 +40,7 @@ export function runScript(script: string, args: string[], options: RunOptions = 
 export function runProcess(command: string, args: string[], options: RunOptions = {}): Promise<CliRun> {
   return new Promise((resolveRun, reject) => {
     const child = spawn(command, args, {
-      cwd: ROOT,
+      cwd: options.cwd ?? ROOT,
       // An undefined value leaves that variable out.
       env: { ...process.env, WRANGLER_SEND_METRICS: "false", ...options.env },
       stdio: ["ignore", "pipe", "pipe"],

@@ -2,7 +2,8 @@
  * `npm start` on a config folder other than the example (KEDGE_CONFIG): it starts an origin for each
  * loopback endpoint (IPv4 and IPv6) that nothing listens on yet, leaves a port the user's own app holds to
  * that app, serves the table that config names, prints curls on paths the rules match, and Ctrl-C stops all
- * of it with exit 0. A taken edge port is refused with kedge's two lines, before workerd starts.
+ * of it with exit 0; a loopback endpoint a later sync adds gets its origin while it runs. A taken edge port is
+ * refused with kedge's two lines, before workerd starts.
  */
 import { spawn } from "node:child_process";
 import { connect } from "node:net";
@@ -141,11 +142,70 @@ describe("npm start with KEDGE_CONFIG", () => {
     expect((await get("/")).endpoint).toBe(`c1/127.0.0.1:${v4Port}`);
     expect(child.exitCode).toBeNull();
 
+    // A loopback endpoint added after kedge started (a sync from another terminal): its origin starts when the
+    // table changes, and the edge answers it instead of 503.
+    const laterPort = await freePort();
+    // And one the user's second app holds, which then goes away: a 503 whose log line has no stack trace.
+    const leaving = await startOrigin({ cluster: "user", endpoint: "leaving", backends: [] });
+    ws.write({
+      "clusters/c1/later.yaml": yamlDocs(
+        `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: later, namespace: shop }
+spec:
+  parentRefs: [{ name: gw }]
+  hostnames: [later.example]
+  rules: [{ backendRefs: [{ name: later, port: 8080 }] }]
+`,
+        service("later", "shop"),
+        slice("later", "IPv4", "127.0.0.1", laterPort),
+        `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: leaving, namespace: shop }
+spec:
+  parentRefs: [{ name: gw }]
+  hostnames: [leaving.example]
+  rules: [{ backendRefs: [{ name: leaving, port: 8080 }] }]
+`,
+        service("leaving", "shop"),
+        slice("leaving", "IPv4", "127.0.0.1", leaving.port),
+      ),
+    });
+    const resynced = await ws.sync("--force");
+    expect(resynced.code, resynced.stderr).toBe(0);
+    const started = `started 1 local origin for its new loopback endpoints: c1:${laterPort}`;
+    for (const until = Date.now() + 20_000; !output.includes(started) && Date.now() < until;) await new Promise((r) => setTimeout(r, 200));
+    expect(output).toContain(started);
+    // The Worker reads the new table within TABLE_REFRESH_SECONDS (until then the catch-all rule takes the host).
+    const laterEndpoint = `c1/127.0.0.1:${laterPort}`;
+    const answeredBy = async () => {
+      const answer = await getWithHost(edgePort, "later.example");
+      return answer.status === 200 ? (JSON.parse(answer.body) as EchoResponse).endpoint : `status ${answer.status}`;
+    };
+    let by = await answeredBy();
+    for (const until = Date.now() + 15_000; by !== laterEndpoint && Date.now() < until; by = await answeredBy())
+      await new Promise((r) => setTimeout(r, 500));
+    expect(by).toBe(laterEndpoint);
+    expect(output).toContain(`127.0.0.1:${leaving.port} already has a listener: kedge sends c1/127.0.0.1:${leaving.port}'s requests to it`);
+    expect((await getWithHost(edgePort, "leaving.example")).status).toBe(200);
+    await leaving.close();
+    expect((await getWithHost(edgePort, "leaving.example")).status).toBe(503);
+    // One line with its cause in words (a retry tries the endpoint again, and names it again).
+    const endpoint = `c1/127\\.0\\.0\\.1:${leaving.port}`;
+    const logged = new RegExp(
+      `UPSTREAM_UNREACHABLE: upstream ${endpoint}(, ${endpoint})* could not be reached \\(Network connection lost\\.\\)\n`,
+    );
+    for (const until = Date.now() + 5000; !logged.test(output) && Date.now() < until;) await new Promise((r) => setTimeout(r, 200));
+    expect(output).toMatch(logged);
+    // Nothing kedge or the Worker printed was a stack trace.
+    expect(output).not.toMatch(/^\s+at /m);
+
     // Ctrl-C reaches the whole process group, as a terminal sends it: kedge stops cleanly and exits 0.
     expect(await stop()).toBe(0);
     // The origins and workerd went with it; the user's app did not.
     await expect(fetch(`http://127.0.0.1:${v4Port}/`)).rejects.toThrow();
     await expect(fetch(`http://[::1]:${v6Port}/`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.1:${laterPort}/`)).rejects.toThrow();
     await expect(fetch(`http://127.0.0.1:${edgePort}/`)).rejects.toThrow();
     expect((await fetch(`http://127.0.0.1:${userApp.port}/`)).status).toBe(200);
   });

@@ -15,6 +15,7 @@ const facts = (routes: string[], servedTable = "kedge", vpcNetworks: VpcNetworkB
   kvNamespaceId: "ns",
   servedTable,
   routes,
+  routesDeclared: routes.length > 0,
   vpcNetworks,
   topLevelVpcNetworks,
 });
@@ -65,16 +66,57 @@ describe("deployment checks", () => {
         service("web", "shop"),
       ),
     });
+    // Routes exist: the entries to add to them (a second routes key would be a TOML error).
     expect(missingRoutesBlock(facts(["shop.example.com/*"]), table, "wrangler.toml")).toBe(
-      `the Worker's routes in wrangler.toml do not cover hostname api.example.org; requests for it never reach kedge. Add (check each zone_name):
+      `the Worker's routes in wrangler.toml do not cover hostname api.example.org; requests for it never reach kedge. Add to its routes (check each zone_name):
+  { pattern = "api.example.org/*", zone_name = "example.org" },`,
+    );
+    // None: the whole key, where wrangler reads it (above any table header, or in the environment).
+    expect(missingRoutesBlock(facts([]), table, "wrangler.toml")).toBe(
+      `the Worker's routes in wrangler.toml do not cover hostnames api.example.org, shop.example.com; requests for them never reach kedge. Add to the top of the file, above the first [table] header (check each zone_name):
 routes = [
   { pattern = "api.example.org/*", zone_name = "example.org" },
+  { pattern = "shop.example.com/*", zone_name = "example.com" },
 ]`,
+    );
+    expect(missingRoutesBlock(facts([]), table, "wrangler.toml", "production")).toContain(
+      "Add to [env.production] (check each zone_name):\nroutes = [",
     );
     expect(missingRoutesBlock(facts([]), table, "wrangler.jsonc")).toContain(
       '    { "pattern": "shop.example.com/*", "zone_name": "example.com" },',
     );
     expect(missingRoutesBlock(facts(["*.example.com/*", "api.example.org/*"]), table, "wrangler.toml")).toBeNull();
+  });
+
+  it("names a routes key uncommented below a [table] header, where wrangler does not read it", async ({ expect }) => {
+    const { table } = await compileYaml(edgeConfig("t"), {
+      c1: yamlDocs(
+        gatewayAndRoute({
+          namespace: "shop",
+          routeHostnames: ["shop.example.com"],
+          rules: "    - backendRefs: [{ name: web, port: 8080 }]",
+        }),
+        service("web", "shop"),
+      ),
+    });
+    const block = missingRoutesBlock({ ...facts([]), misplacedRoutes: ["observability"] }, table, "wrangler.toml");
+    expect(block).toContain(
+      "wrangler.toml has a routes key inside [observability], where wrangler does not read it as the Worker's routes (in TOML a key below a [table] header belongs to that table): move it above the first [table] header",
+    );
+    // And the real entry it needs, never an empty list.
+    expect(block).toContain('routes = [\n  { pattern = "shop.example.com/*", zone_name = "example.com" },\n]');
+  });
+
+  it("a table that answers any hostname, with no routes, says that no request reaches kedge and how to name them", async ({ expect }) => {
+    const { table } = await compileYaml(edgeConfig("t"), {
+      c1: yamlDocs(gatewayAndRoute({ namespace: "shop", rules: "    - backendRefs: [{ name: web, port: 8080 }]" }), service("web", "shop")),
+    });
+    const block = missingRoutesBlock(facts([]), table, "wrangler.toml");
+    expect(block).toMatch(
+      /^the table answers any hostname \(a listener and a route without hostnames\), and wrangler.toml has no routes: no request reaches kedge/,
+    );
+    expect(block).toContain('  { pattern = "app.example.com/*", zone_name = "example.com" },');
+    expect(missingRoutesBlock(facts(["shop.example.com/*"]), table, "wrangler.toml")).toBeNull();
   });
 
   it("names every VPC network binding kedge.yaml uses that the wrangler config lacks, with the block to add", ({ expect }) => {

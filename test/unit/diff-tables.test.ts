@@ -34,11 +34,22 @@ describe("diffTables", () => {
     const v2 = Object.keys(next.backends).filter((id) => id.includes("infra-backend-v2"));
     expect(v2.length).toBeGreaterThan(0);
     expect(forward.backends).toMatchObject({ added: [], removed: [], changed: v2.sort() });
-    // Field by field: the endpoint's port moved.
-    expect(forward.backends.fields[v2[0]!]).toEqual([
-      expect.stringMatching(/^endpoints\[0\]\.(id|port): /),
-      expect.stringMatching(/^endpoints\[0\]\.(id|port): /),
-    ]);
+    // In words, not field paths: the endpoint on the old port left, one on the new port came.
+    expect(forward.backends.fields[v2[0]!]).toEqual([]);
+    expect(forward.endpoints[v2[0]!]).toEqual({
+      added: [expect.stringMatching(/:2002$/)],
+      removed: [expect.stringMatching(/:1002$/)],
+      conditions: [],
+      weights: [],
+      other: [],
+    });
+    expect(diffLines(forward)).toEqual(
+      expect.arrayContaining([
+        `  ~ backend ${v2[0]}`,
+        expect.stringMatching(/^ {6}\+ endpoint .*:2002$/),
+        expect.stringMatching(/^ {6}- endpoint .*:1002$/),
+      ]),
+    );
     expect(forward.hostsChanged).toBe(true);
     // Route 10 serves *.w1.example, route 11 h11 and h12: hosts nothing served before.
     expect(forward.hosts).toEqual({ added: ["*.w1.example", "h11.example", "h12.example"], removed: [], changed: [], fields: {} });
@@ -94,6 +105,10 @@ describe("diffTables", () => {
       rules: { added: [], removed: [], changed: [], fields: {} },
       backends: { added: [], removed: [], changed: [], fields: {} },
       hostsChanged: false,
+      clusters: [],
+      endpoints: {},
+      weights: {},
+      settings: [],
     });
   });
 });

@@ -99,6 +99,66 @@ spec:
   });
 });
 
+describe("a ListenerSet or a route through one that nothing would otherwise mention", () => {
+  const setTo = (gatewayName: string) => SET.replace("name: shared, namespace: infra", `name: ${gatewayName}, namespace: infra`);
+  const routeThroughSet = (kind: "GRPCRoute" | "TLSRoute") => `apiVersion: gateway.networking.k8s.io/v1
+kind: ${kind}
+metadata: { name: r, namespace: team-a }
+spec:
+  parentRefs: [{ group: gateway.networking.k8s.io, kind: ListenerSet, name: team-a }]
+${kind === "TLSRoute" ? "  hostnames: [a.example.com]\n" : ""}  rules: [{ backendRefs: [{ name: app, port: 8080 }] }]
+`;
+
+  it("a set naming a Gateway its cluster does not have is a warning naming the Gateways served there", async ({ expect }) => {
+    const { table, statuses, diagnostics } = await compileYaml(edgeConfig("t"), {
+      c1: docs(gateway("  allowedListeners: { namespaces: { from: All } }\n"), setTo("shraed")),
+    });
+    expect(table.listeners).toHaveLength(1);
+    expect(diagnostics).toContainEqual(
+      expect.objectContaining({
+        severity: "warning",
+        reason: "NoMatchingParent",
+        field: "spec.parentRef",
+        message:
+          "cluster c1 has no Gateway infra/shraed (a ListenerSet attaches to a Gateway of its own cluster): the set's listeners are not served; Gateways served in cluster c1: infra/shared",
+      }),
+    );
+    expect(statuses.find((s) => s.object.kind === "ListenerSet")?.conditions[0]).toMatchObject({
+      type: "Accepted",
+      status: "False",
+      reason: "NoMatchingParent",
+    });
+  });
+
+  it.for(["GRPCRoute", "TLSRoute"] as const)(
+    "a %s through a set its Gateway does not take is told, per parent, why the edge does not serve it",
+    async (kind, { expect }) => {
+      const { statuses, diagnostics } = await compileYaml(edgeConfig("t"), { c1: docs(gateway(""), SET, routeThroughSet(kind)) });
+      // The set is refused (NotAllowed), and the route through it is not left unsaid.
+      expect(diagnostics.map((d) => [d.object.kind, d.severity, d.reason])).toEqual(
+        expect.arrayContaining([
+          ["ListenerSet", "error", "NotAllowed"],
+          [kind, "error", "NotAllowedByListeners"],
+        ]),
+      );
+      const route = statuses.find((s) => s.object.kind === kind);
+      expect(route?.parents?.[0]).toMatchObject({
+        parentRef: { name: "team-a" },
+        conditions: [expect.objectContaining({ status: "False", reason: "NotAllowedByListeners" })],
+      });
+    },
+  );
+
+  it("a TLSRoute through a set whose listeners are served is told too", async ({ expect }) => {
+    const { diagnostics } = await compileYaml(edgeConfig("t"), {
+      c1: docs(gateway("  allowedListeners: { namespaces: { from: All } }\n"), SET, routeThroughSet("TLSRoute")),
+    });
+    expect(diagnostics).toContainEqual(
+      expect.objectContaining({ severity: "error", reason: "NotAllowedByListeners", message: expect.stringContaining("SNI") }),
+    );
+  });
+});
+
 describe("GatewayClass", () => {
   it("the served class gets the status a controller writes: Accepted, with the features kedge supports", async ({ expect }) => {
     const gatewayClass = `apiVersion: gateway.networking.k8s.io/v1

@@ -4,7 +4,8 @@
  * before it is written, and a corrupt history rebuilt from the versions still stored rather than read as empty.
  */
 import { describe, it } from "vitest";
-import { pushTable, readHistory, rollbackTable } from "../../scripts/store/publish";
+import { pushTable, readHistory } from "../../scripts/store/publish";
+import { rollbackTable } from "../../scripts/store/rollback";
 import { LEASE_MS, takeLease } from "../../scripts/store/push-lease";
 import { planStorage, type StoragePlan } from "../../src/table/shard-table";
 import { KV_KEYS } from "../../src/table/kv-keys";
@@ -148,7 +149,7 @@ describe("pushes and the history", () => {
     expect(older.entries.map((e) => e.version)).toEqual([d, c, b, a]);
     expect(older.entries.slice(1).map((e) => e.writtenAt)).toEqual(written.slice(1).map((e) => e.writtenAt));
     // Rollback goes to the version before the served one, as it would have with the whole history.
-    expect(await rollbackTable(kv, "t", undefined, new Date(), true)).toMatchObject({ to: c });
+    expect(await rollbackTable(kv, "t", undefined, { dryRun: true })).toMatchObject({ to: c });
     kv.values.delete(KV_KEYS.history("t"));
     expect((await readHistory(kv, "t")).problem).toBe("the history of table t is missing; rebuilt from the 4 versions still stored");
   });

@@ -125,6 +125,8 @@ describe("storage plan", () => {
     expect(diff.rules).toEqual({ added: [], removed: [], changed: [], fields: {} });
     expect(diff.backends).toEqual({ added: [], removed: [], changed: [], fields: {} });
     expect(diff.hostsChanged).toBe(false);
+    expect(diff.settings).toEqual([]);
+    expect(diff.clusters).toEqual([]);
   });
 
   it("refuses a table with a host too large for one KV value, naming the host and the limit", async ({ expect }) => {

@@ -3,7 +3,7 @@
  * itself hands Miniflare (`wrangler dev`), for this project's wrangler.toml and a richer one, and this
  * project's wrangler.toml uses no kind of binding the reader leaves out.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -184,5 +184,15 @@ describe("readLocalWorkerOptions", () => {
     const config = join(dir, "wrangler.toml");
     writeFileSync(config, RICHER);
     expect(() => readWranglerFacts(config, "prod")).toThrow('has no environment "prod"');
+  });
+
+  it("the routes line kedge init writes, uncommented where it stands, is the Worker's routes; one below a [table] header is named", () => {
+    const template = readFileSync(join(ROOT, "scripts", "cli", "templates", "wrangler.toml"), "utf8");
+    const config = join(dir, "wrangler.toml");
+    writeFileSync(config, template.replace(/^# (routes = .*)$/m, "$1"));
+    expect(readWranglerFacts(config)).toMatchObject({ routes: ["app.example.com/*"], routesDeclared: true, misplacedRoutes: [] });
+    // The same line below the [observability] header belongs to that table: not the Worker's routes.
+    writeFileSync(config, `${template}routes = [{ pattern = "app.example.com/*", zone_name = "example.com" }]\n`);
+    expect(readWranglerFacts(config)).toMatchObject({ routes: [], routesDeclared: false, misplacedRoutes: ["observability"] });
   });
 });

@@ -4,7 +4,8 @@
  * for every loopback endpoint it names that nothing listens on yet (and for each private address a VPC
  * network binding reaches, behind that binding's stand-in), the config synced into local state, and the
  * Worker in workerd on 127.0.0.1, with the project's `.dev.vars`. Prints what to try, then runs until
- * Ctrl-C or SIGTERM, which stop everything it started and exit 0.
+ * Ctrl-C or SIGTERM, which stop everything it started and exit 0; meanwhile it follows the table it serves
+ * (dev/follow-table.ts), so a loopback endpoint a later sync adds gets its origin too.
  */
 import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
@@ -17,11 +18,13 @@ import { loadConfig, withLiveClusters } from "../../config/load-config";
 import { UserError } from "../../lib/user-error";
 import { command, type CommandIO, EXIT, type Flag } from "../command";
 import { parsePort, wranglerConfigOf } from "../flags";
+import { ROUTES_BINDING } from "../../config/wrangler-config";
 import { render } from "../render";
 import { parseOptions } from "../command-line";
 import { type ExistingListener, startLoopbackOrigins, startNetworkOrigins } from "../../dev/dev-origins";
 import { requestsToTry } from "../../dev/dev-requests";
 import { placeholderSecrets, readDevVars } from "../../dev/dev-vars";
+import { followTable, type TableFollower } from "../../dev/follow-table";
 import { type SyncOptions, syncCommand, syncTable } from "./sync";
 
 interface DevOptions {
@@ -62,14 +65,15 @@ function edgePortError(port: number, error: unknown): UserError {
 const existingListenerLine = (l: ExistingListener) =>
   `${l.address}:${l.port} already has a listener: kedge sends ${l.endpoint}'s requests to it (no local origin started there)`;
 
-/** Serves until SIGINT or SIGTERM; then stops the gateway (workerd) and the origins. */
-function untilStopped(gateway: LocalGateway, origins: Origin[], io: CommandIO): Promise<void> {
+/** Serves until SIGINT or SIGTERM; then stops following the table, the gateway (workerd) and the origins. */
+function untilStopped(gateway: LocalGateway, follower: TableFollower, origins: Origin[], io: CommandIO): Promise<void> {
   return new Promise((resolve) => {
     const stop = async () => {
       // A second Ctrl-C while stopping meets Node's default: the process ends at once.
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
       io.note("\nstopping kedge and the origins ...");
+      await follower.stop();
       await gateway.dispose();
       await closeAll(origins);
       resolve();
@@ -171,18 +175,20 @@ export async function serveLocally(options: DevOptions, io: CommandIO): Promise<
       `The status page (token from .dev.vars KEDGE_STATUS_TOKEN${devVars.KEDGE_STATUS_TOKEN ? "" : ", else made for this run"}):`,
       `  curl -H 'Authorization: Bearer ${statusToken}' -H 'Accept: text/html' ${base}${STATUS_PATH}`,
       "",
-      `Re-sync after editing ${options.config}/:  ${fromPackage() ? "npx kedge sync" : "npm run sync --"}${defaults ? "" : ` --config ${options.config} --persist-to ${options.persistTo}`}   (served within TABLE_REFRESH_SECONDS)`,
+      `Re-sync after editing ${options.config}/:  ${fromPackage() ? "npx kedge sync" : "npm run sync --"}${defaults ? "" : ` --config ${options.config} --persist-to ${options.persistTo}`}   (served within TABLE_REFRESH_SECONDS; kedge dev starts an origin for each new loopback endpoint)`,
       "",
     ].join("\n"),
   );
-  await untilStopped(gateway, origins, io);
+  // A table synced from another terminal (or rolled back) may name loopback endpoints this run has no origin for.
+  const follower = followTable(await gateway.miniflare.getKVNamespace(ROUTES_BINDING), loaded.edge.name, table, origins, io.note);
+  await untilStopped(gateway, follower, origins, io);
 }
 
 export const devCommand = command<DevOptions>({
   name: "dev",
   summary: "serve the project on this machine: local origins, the config synced into local state, the Worker in workerd",
   description:
-    "Reads the config as `kedge sync --local` does (live clusters included), starts a local origin for every loopback endpoint of the config that nothing listens on yet (one that something does listen on gets its requests there), and for each private address a VPC network binding reaches, behind a stand-in for the binding; syncs the config into local state (as sync --force: the folder as it is now, however much of the last table that drops), and serves the Worker on 127.0.0.1 with the wrangler config's bindings and the project's .dev.vars. Prints requests to try and the status page's curl, then runs until Ctrl-C or SIGTERM.",
+    "Reads the config as `kedge sync --local` does (live clusters included), starts a local origin for every loopback endpoint of the config that nothing listens on yet (one that something does listen on gets its requests there), and for each private address a VPC network binding reaches, behind a stand-in for the binding; syncs the config into local state (as sync --force: the folder as it is now, however much of the last table that drops), and serves the Worker on 127.0.0.1 with the wrangler config's bindings and the project's .dev.vars. Prints requests to try and the status page's curl, then runs until Ctrl-C or SIGTERM; meanwhile a table synced from another terminal (or rolled back to) that names new loopback endpoints gets their origins.",
   flags: DEV_FLAGS,
   exitCodes: {
     0: "stopped with Ctrl-C (or SIGTERM)",

@@ -9,6 +9,8 @@ import { readCurrentTable } from "../../store/publish";
 import { count } from "../../report/report";
 import { command, type CommandIO, EXIT, type Outcome } from "../command";
 import { OUTPUT_FLAGS, type OutputOptions, SHARD_SIZE_FLAG, storeTarget, TARGET_FLAGS, type TargetOptions, VERBOSE_FLAG } from "../flags";
+import { diffVersions } from "../diff-versions";
+import { MIN_PREFIX } from "../../store/version-prefix";
 
 export interface DiffOptions extends TargetOptions, OutputOptions {
   strict?: boolean;
@@ -99,14 +101,14 @@ export function diffWithServed(
 export const diffCommand = command<DiffOptions>({
   name: "diff",
   summary: "what a sync would change against the table the edge serves; writes nothing",
-  description:
-    "Compiles the config folder as `kedge sync` would and compares the table with the one the edge serves: the hosts, rules and backends added, removed or changed, with the fields that changed.",
+  description: `Compiles the config folder as \`kedge sync\` would and compares the table with the one the edge serves: the clusters whose state (Serving, Draining, Disabled) or priority changed, the hosts, rules and backends added, removed or changed, with the backendRef weights and each backend's endpoints (added, removed, ready or not, reweighted) in words. With VERSION (a kept version, or a prefix of at least ${MIN_PREFIX} characters), what that version changed from the one served before it; with FROM and TO, between two kept versions (nothing is compiled).`,
+  arguments: [{ name: "versions...", description: "VERSION, or FROM TO: kept versions to compare instead of the config", required: false }],
   flags: [...TARGET_FLAGS, STRICT_FLAG, DIFF_ALLOW_INVALID_FLAG, STATUS_OUT_FLAG, SHARD_SIZE_FLAG, ...OUTPUT_FLAGS, VERBOSE_FLAG],
   exitCodes: {
-    0: "the edge already serves this table",
-    1: "the table would change (as `kubectl diff`), or --strict and the report has errors",
-    2: "input that cannot be used (a flag, a YAML syntax error, an unreadable store)",
+    0: "the edge already serves this table (with versions: they are the same)",
+    1: "the table would change (as `kubectl diff`; with versions: they differ), or --strict and the report has errors",
+    2: "input that cannot be used (a flag, a YAML syntax error, an unreadable store, a version not kept or a prefix that is ambiguous)",
   },
-  examples: ["kedge diff", "kedge diff --remote --env production"],
-  run: (options, _args, io) => diffWithServed(options, io, EXIT.REFUSED),
+  examples: ["kedge diff", "kedge diff --remote --env production", "kedge diff 3f9c2a", "kedge diff 3f9c2a 8be01d -o json"],
+  run: (options, args, io) => (args.length > 0 ? diffVersions(options, args, io) : diffWithServed(options, io, EXIT.REFUSED)),
 });

@@ -16,7 +16,9 @@ import { SESSION_KEY_FILE } from "../../dev/local-session-key";
 import { servedHostnames } from "../../checks/deployment-checks";
 import { loadConfig, withLiveClusters } from "../../config/load-config";
 import { type StoreTarget, withStore } from "../../store/open-store";
-import { readCurrentTable } from "../../store/publish";
+import type { KvStore } from "../../store/kv-store";
+import { readCurrentTable, readHistory, readPointer, readTable } from "../../store/publish";
+import { MIN_PREFIX, resolveVersion } from "../../store/version-prefix";
 import { UserError } from "../../lib/user-error";
 import { command, EXIT, type Flag } from "../command";
 import { OUTPUT_FLAGS, type OutputOptions, parsePort, storeTarget, TARGET_FLAGS, type TargetOptions } from "../flags";
@@ -33,6 +35,7 @@ interface ExplainOptions extends TargetOptions, OutputOptions {
   country?: string;
   continent?: string;
   compile?: boolean;
+  tableVersion?: string;
 }
 
 /** An HTTP token (RFC 9110, section 5.6.2): what a header name and a method are made of. */
@@ -80,6 +83,11 @@ const EXPLAIN_FLAGS: Flag[] = [
   { flags: "--country <code>", description: "the client's country (locality), e.g. US" },
   { flags: "--continent <code>", description: "the client's continent (locality), e.g. NA" },
   { flags: "--compile", description: "explain against the config folder compiled now, not the table the edge serves" },
+  {
+    flags: "--table-version <version>",
+    description: `explain against a kept version (whole, or a prefix of at least ${MIN_PREFIX} characters), not the served one: where the request would go after \`kedge rollback VERSION\``,
+    conflicts: ["compile"],
+  },
 ];
 
 function render(e: Explanation, hostsServed: string[] | undefined): string[] {
@@ -116,6 +124,18 @@ function render(e: Explanation, hostsServed: string[] | undefined): string[] {
   if (e.pinUnread) lines.push(`  session token: ${e.pinUnread}`);
   if (e.filters.length > 0) lines.push(`  filters, in order: ${e.filters.join(" ▸ ")}`);
   return lines;
+}
+
+/** The served table, or with `--table-version` a kept one (named whole or by a unique prefix). */
+async function tableToExplain(kv: KvStore, name: string, version: string | undefined): Promise<RouteTable | null> {
+  if (version === undefined) return readCurrentTable(kv, name);
+  const pointer = await readPointer(kv, name);
+  const kept = (await readHistory(kv, name, { pointer })).entries.map((e) => e.version);
+  const resolved = resolveVersion(version, kept, name);
+  const table = await readTable(kv, name, resolved);
+  if (!table)
+    throw new UserError(`version ${resolved} of table ${name} is not stored (or is unreadable)`, `kept versions: ${kept.join(", ")}`);
+  return table;
 }
 
 /**
@@ -156,7 +176,7 @@ export const explainCommand = command<ExplainOptions>({
         store.use(async (kv) => {
           const text = await kv.get(KV_KEYS.health(loaded.edge.name));
           const record = parseHealthRecord(text === null ? null : JSON.parse(text));
-          return [await readCurrentTable(kv, loaded.edge.name), new Set(record?.unhealthy ?? [])] as const;
+          return [await tableToExplain(kv, loaded.edge.name, options.tableVersion), new Set(record?.unhealthy ?? [])] as const;
         }),
       );
     }

@@ -1,7 +1,10 @@
-/** @module `kedge history`: the kept versions of the table, the served one marked. */
+/**
+ * @module `kedge history`: the kept versions of the table, newest first, each with what it changed from the version
+ * served before it; the served one marked, and a rollback by hand said.
+ */
 import { loadConfig } from "../../config/load-config";
 import { withStore } from "../../store/open-store";
-import type { TableHistoryEntry } from "../../../src/table/route-table";
+import type { RollbackMarker, TableHistoryEntry } from "../../../src/table/route-table";
 import { readHistory, readPointer } from "../../store/publish";
 import { count } from "../../report/report";
 import { command, EXIT } from "../command";
@@ -10,37 +13,55 @@ import { OUTPUT_FLAGS, type OutputOptions, storeTarget, TARGET_FLAGS, type Targe
 export interface HistoryData {
   table: string;
   served?: string;
+  /** Set while the served version is a rollback by hand (until the next push). */
+  rolledBack?: RollbackMarker;
   history: TableHistoryEntry[];
   historyProblem?: string;
 }
 
+/** "* 3f9c2a7e1b04d5c6a8e2  2026-11-27T10:00:00Z  3 rules, 4 backends  cluster eu Draining" */
+function entryLine(e: TableHistoryEntry, served: string | undefined): string {
+  const counts = `${count(e.rules, "rule")}, ${count(e.backends, "backend")}${e.shards ? `, ${e.shards} shards` : ""}`;
+  // Entries written before summaries were kept have none.
+  return `${e.version === served ? "*" : " "} ${e.version}  ${e.writtenAt || "(time unknown)"}  ${counts}${e.summary ? `  ${e.summary}` : ""}`;
+}
+
+/** The line that says the served version is a rollback by hand. */
+export const rollbackLine = (served: string, mark: RollbackMarker): string =>
+  `${served} was rolled back to by hand (from ${mark.from}, ${mark.at}, by ${mark.by}): \`kedge sync --watch\` does not push over it until the clusters or the config change; the next push ends it`;
+
 export const historyCommand = command<TargetOptions & OutputOptions>({
   name: "history",
-  summary: "the kept versions, with time, rules, backends and shards; the served one marked",
+  summary: "the kept versions, with time, rules, backends and what each changed; the served one marked",
   description:
-    "Lists the versions of the table kept in KV, newest first, the one the edge serves marked with *. `kedge rollback VERSION` moves the edge to any of them.",
+    "Lists the versions of the table kept in KV, newest first, the one the edge serves marked with *, each with a one-line summary of what it changed from the version served before it (cluster state, hosts, rules, weights, endpoints). Says when the served version is a rollback by hand. `kedge rollback VERSION` (or a unique prefix of it) moves the edge to any of them; `kedge diff VERSION` shows one in full.",
   flags: [...TARGET_FLAGS, ...OUTPUT_FLAGS],
   exitCodes: { 0: "listed (also when the table was never written)", 2: "the store cannot be used" },
   async run(options, _args, io) {
     const name = loadConfig(options.config).edge.name;
-    const { read, served } = await withStore(storeTarget(options), "read", { progress: io.progress }, (store) =>
+    const { read, pointer } = await withStore(storeTarget(options), "read", { progress: io.progress }, (store) =>
       store.use(async (kv) => {
         const pointer = await readPointer(kv, name);
-        return { read: await readHistory(kv, name, { pointer }), served: pointer?.version };
+        return { read: await readHistory(kv, name, { pointer }), pointer };
       }),
     );
     const { entries, problem } = read;
+    const served = pointer?.version;
     if (problem) io.note(`! ${problem}`);
-    const data: HistoryData = { table: name, served, history: entries, ...(problem ? { historyProblem: problem } : {}) };
+    const data: HistoryData = {
+      table: name,
+      served,
+      ...(pointer?.rolledBack ? { rolledBack: pointer.rolledBack } : {}),
+      history: entries,
+      ...(problem ? { historyProblem: problem } : {}),
+    };
     const text =
       entries.length === 0
         ? [`table ${name} was never written here`]
         : [
             `table ${name} (${entries.length} kept versions; * = served)`,
-            ...entries.map(
-              (e) =>
-                `${e.version === served ? "*" : " "} ${e.version}  ${e.writtenAt || "(time unknown)"}  ${count(e.rules, "rule")}, ${count(e.backends, "backend")}${e.shards ? `, ${e.shards} shards` : ""}`,
-            ),
+            ...entries.map((e) => entryLine(e, served)),
+            ...(pointer?.rolledBack ? ["", rollbackLine(pointer.version, pointer.rolledBack)] : []),
           ];
     return { code: EXIT.OK, data, text };
   },

@@ -5,11 +5,12 @@
  */
 import { KV_KEYS } from "../../../src/table/kv-keys";
 import { parseHealthRecord } from "../../../src/table/parse-route-table";
-import type { ClusterAccount, RouteTable } from "../../../src/table/route-table";
+import type { ClusterAccount, RollbackMarker, RouteTable } from "../../../src/table/route-table";
 import { loadConfig } from "../../config/load-config";
 import { withStore } from "../../store/open-store";
 import { readCurrentTable, readHistory, readPointer } from "../../store/publish";
 import { count } from "../../report/report";
+import { rollbackLine } from "./history";
 import { command, EXIT } from "../command";
 import { OUTPUT_FLAGS, type OutputOptions, storeTarget, TARGET_FLAGS, type TargetOptions } from "../flags";
 
@@ -32,6 +33,10 @@ export interface StatusData {
   served: string | null;
   since?: string;
   written?: string;
+  /** What the served version changed from the one served before it (its history entry's summary). */
+  summary?: string;
+  /** Set while the served version is a rollback by hand: `sync --watch` does not push over it until the config changes. */
+  rolledBack?: RollbackMarker;
   health?: { updatedAt: string } | null;
   clusters?: ClusterStatus[];
   historyProblem?: string;
@@ -77,7 +82,7 @@ export const statusCommand = command<TargetOptions & OutputOptions>({
   name: "status",
   summary: "what the edge serves: table version and age, endpoints per cluster, active health",
   description:
-    "Reads what the edge serves from KV: the table version, when it was written and since when it is served, and per cluster the endpoints, how many are ready and which ones the active health checks call unhealthy.",
+    "Reads what the edge serves from KV: the table version, when it was written and since when it is served, what it changed from the version before, whether it is a rollback by hand (which `kedge sync --watch` leaves in place until the config changes), and per cluster the endpoints, how many are ready and which ones the active health checks call unhealthy.",
   flags: [...TARGET_FLAGS, ...OUTPUT_FLAGS],
   exitCodes: { 0: "shown (also when the table was never written)", 2: "the config or the store cannot be used" },
   async run(options, _args, io) {
@@ -98,12 +103,15 @@ export const statusCommand = command<TargetOptions & OutputOptions>({
         ]);
         const health = parseHealthRecord(healthText === null ? null : JSON.parse(healthText));
         const clusters = clusterStatuses(table, new Set(health?.unhealthy ?? []));
-        const written = history.entries.find((h) => h.version === pointer.version)?.writtenAt ?? pointer.updatedAt;
+        const entry = history.entries.find((h) => h.version === pointer.version);
+        const written = entry?.writtenAt ?? pointer.updatedAt;
         const data: StatusData = {
           table: name,
           served: pointer.version,
           since: pointer.updatedAt,
           written,
+          ...(entry?.summary ? { summary: entry.summary } : {}),
+          ...(pointer.rolledBack ? { rolledBack: pointer.rolledBack } : {}),
           health: health ? { updatedAt: health.updatedAt } : null,
           clusters,
           ...(history.problem ? { historyProblem: history.problem } : {}),
@@ -111,6 +119,8 @@ export const statusCommand = command<TargetOptions & OutputOptions>({
         const text = [
           `table ${name}@${pointer.version} in ${kv.description}, served since ${pointer.updatedAt} (written ${written})`,
           `  ${count(table?.rules.length ?? 0, "rule")}, ${count(Object.keys(table?.backends ?? {}).length, "backend")}; ${history.entries.length} kept versions`,
+          ...(entry?.summary ? [`  changed from the version before: ${entry.summary}`] : []),
+          ...(pointer.rolledBack ? [`  ! ${rollbackLine(pointer.version, pointer.rolledBack)}`] : []),
           ...(history.problem ? [`  ! ${history.problem}`] : []),
           health
             ? `  active health: record of ${health.updatedAt}`

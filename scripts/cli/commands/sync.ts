@@ -3,12 +3,13 @@ import { refusedOutcome } from "../refused-outcome";
 import { type CompileSummary, compileForEdge } from "../compile-for-edge";
 import { loadConfig, withLiveClusters } from "../../config/load-config";
 import { withStore } from "../../store/open-store";
-import { PUSH_WAIT_MS, pushTable, readCurrentTable } from "../../store/publish";
+import { PUSH_WAIT_MS, type PushOutcome, pushTable, readCurrentTable } from "../../store/publish";
 import { describeStatusWrites, writeBackStatuses } from "../../kube/status/write-back";
 import type { StatusWrites } from "../../kube/status/writer";
 import { command, type CommandIO, EXIT, type Outcome } from "../command";
 import { OUTPUT_FLAGS, parseDurationFlag, SHARD_SIZE_FLAG, storeTarget, TARGET_FLAGS, VERBOSE_FLAG } from "../flags";
 import { WatchLoop, type WatchSummary } from "../../watch/watch-loop";
+import type { RouteTable } from "../../../src/table/route-table";
 import { diffLines, diffTables } from "../../report/diff-tables";
 import { largeDrop } from "../../checks/large-drop";
 import {
@@ -37,7 +38,7 @@ export type SyncData =
   | (CompileSummary & {
       written: boolean;
       historyProblem?: string;
-      push?: { changed: boolean; version: string; previous?: string; pruned: string[]; target: string; history: string[] };
+      push?: Omit<PushOutcome, "history" | "historyProblem"> & { target: string; history: string[] };
       statusWrites?: StatusWrites[];
     });
 
@@ -58,6 +59,8 @@ function watchAndSync(options: SyncOptions, io: CommandIO): Promise<Outcome<Watc
       debounceMs: options.debounce,
       staleAfterMs: options.staleAfter,
       writeStatus: options.writeStatus,
+      // A rollback by hand is said within seconds locally; remotely each read is a wrangler process, so less often.
+      rollbackPollMs: where.target === "remote" ? 60_000 : 2_000,
     };
     const summary = await new WatchLoop(settings, store, io).run();
     return {
@@ -87,9 +90,11 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
     const checked = await compileForEdge(loaded, where, checks, io.note, compiled?.result);
     if (checked.refusal) return refusedOutcome(checked, checked.refusal, io);
     const name = loaded.edge.name;
+    // Read once: the large-drop check compares with it, and the history's summary is made against it.
+    let current: RouteTable | null | undefined;
     if (!options.force) {
       // Compared with what the edge serves before anything is written: most of it gone needs --force.
-      const current = await store.use((kv) => readCurrentTable(kv, name));
+      current = await store.use((kv) => readCurrentTable(kv, name));
       const drop = current && current.version !== checked.result.table.version ? largeDrop(current, checked.result.table) : null;
       if (drop) {
         io.note(`${drop} (pass --force to push it)`);
@@ -104,10 +109,15 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
     // The history comes back from the push: one KV read less (a wrangler process, about 3 s, with --remote).
     const waiting = (holder: string) => io.note(`waiting for another push of table ${name}: ${holder}`);
     const { outcome, target } = await store.use(async (kv) => ({
-      outcome: await pushTable(kv, checked.plan, new Date(), { waitMs: PUSH_WAIT_MS, waiting }),
+      outcome: await pushTable(kv, checked.plan, new Date(), {
+        waitMs: PUSH_WAIT_MS,
+        waiting,
+        ...(current !== undefined ? { served: current } : {}),
+      }),
       target: kv.description,
     }));
     if (outcome.historyProblem) io.note(`! ${outcome.historyProblem}`);
+    const replaced = outcome.replacedRollback;
     // The verdict goes back to the clusters once the edge serves what it describes.
     const statusWrites =
       options.writeStatus && loaded.live.length > 0
@@ -116,21 +126,27 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
     const described = describeStatusWrites(statusWrites);
     for (const problem of described.problems) io.note(problem);
     const shards = checked.plan.shards.length;
+    const { history: _history, historyProblem: _problem, ...pushed } = outcome;
     return {
       code: EXIT.OK,
       data: {
         ...checked.summary,
         ...(outcome.historyProblem ? { historyProblem: outcome.historyProblem } : {}),
         written: outcome.changed,
-        push: { ...outcome, target, history: outcome.history.map((h) => h.version) },
+        push: { ...pushed, target, history: outcome.history.map((h) => h.version) },
         ...(statusWrites.length > 0 ? { statusWrites } : {}),
       },
       text: [
         ...checked.report,
         "",
         outcome.changed
-          ? `wrote table ${name}@${outcome.version}${shards > 0 ? ` in ${shards} shards by host` : ""} to ${target} (previous: ${outcome.previous ?? "none"})`
+          ? `wrote table ${name}@${outcome.version}${shards > 0 ? ` in ${shards} shards by host` : ""} to ${target} (previous: ${outcome.previous ?? "none"}): ${outcome.summary}`
           : `table ${name}@${outcome.version} is already current in ${target}; nothing written`,
+        ...(replaced
+          ? [
+              `  this push replaces the rollback by hand to ${replaced.version} (${replaced.at}, by ${replaced.by}); a running \`kedge sync --watch\` pushes as before`,
+            ]
+          : []),
         ...described.lines,
       ],
     };

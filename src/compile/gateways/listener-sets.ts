@@ -3,7 +3,9 @@
  * group before it): listeners a team adds to a shared Gateway. A set's listeners are served as listeners
  * of its Gateway once the Gateway's `allowedListeners` lets the set's namespace attach (by default no
  * namespace may); routes attach to them by naming the set as their parent. A set's listener that clashes
- * with one the Gateway (or an older set) already has on its port and hostname is not served.
+ * with one the Gateway (or an older set) already has on its port and hostname is not served. A set whose
+ * Gateway this edge does not serve in its cluster (none of that name, or one refused) is a warning: its
+ * listeners are not served, which nothing else would say.
  */
 import type { CompileReport } from "../status/compile-report";
 import type { Manifest } from "../../gateway-api/manifest";
@@ -21,6 +23,28 @@ export interface RejectedSet {
   copies: Manifest[];
   reason: Reason;
   message: string;
+}
+
+/** Why a set's parentRef names no Gateway this edge serves in the set's cluster, with the ones it does serve there. */
+function noHome(
+  set: Manifest,
+  parent: { namespace: string; name: string },
+  index: ResourceIndex,
+  gatewayListeners: EdgeListener[],
+): string {
+  const gateway = `Gateway ${parent.namespace}/${parent.name}`;
+  const served = [
+    ...new Set(
+      gatewayListeners
+        .filter((l) => l.clusters.includes(set.cluster))
+        .map((l) => `${l.gateway.metadata.namespace}/${l.gateway.metadata.name}`),
+    ),
+  ].sort();
+  const why = index.get(set.cluster, "Gateway", parent.namespace, parent.name)
+    ? `${gateway} is not served in cluster ${set.cluster} (see its own report)`
+    : `cluster ${set.cluster} has no ${gateway} (a ListenerSet attaches to a Gateway of its own cluster)`;
+  const known = served.length > 0 ? `; Gateways served in cluster ${set.cluster}: ${served.join(", ")}` : "";
+  return `${why}: the set's listeners are not served${known}`;
 }
 
 /** Why `gateway` does not take listeners from `set`'s namespace, or null when it does. */
@@ -74,8 +98,8 @@ export function compileListenerSets(
     const copies = [group.served, ...group.merged.filter((m) => m !== group.served)];
     const set = group.served;
     const parent = parentOf(set);
-    const reject = (reason: Reason, message: string) => {
-      report.error(set, "spec.parentRef", reason, message);
+    const reject = (reason: Reason, message: string, severity: "error" | "warning" = "error") => {
+      report.tell(severity, set, "spec.parentRef", reason, message);
       rejected.push({ copies, reason, message });
     };
     if (typeof parent === "string") {
@@ -86,7 +110,11 @@ export function compileListenerSets(
       (l) =>
         l.clusters.includes(set.cluster) && l.gateway.metadata.namespace === parent.namespace && l.gateway.metadata.name === parent.name,
     );
-    if (!home) continue; // not a Gateway this edge serves
+    if (!home) {
+      // Sets of another class's Gateways are not read at all (input/ownership.ts): this one names nothing served.
+      reject(REASON.NoMatchingParent, noHome(set, parent, index, gatewayListeners), "warning");
+      continue;
+    }
     const refused = notAllowed(home.gateway, set, index);
     if (refused) {
       reject(REASON.NotAllowed, refused);

@@ -1,7 +1,8 @@
 /**
- * @module GRPCRoute, TLSRoute, TCPRoute and UDPRoute attached to a Gateway this edge serves: never
- * dropped silently. Each gets, per parent, `Accepted=False NotAllowedByListeners` (the edge's listeners
- * support HTTPRoute only) with the reason a Worker cannot serve it, and an error in the report.
+ * @module GRPCRoute, TLSRoute, TCPRoute and UDPRoute attached to a Gateway this edge serves, or to one of this
+ * edge's ListenerSets (attached to its Gateway or not): never dropped silently. Each gets, per parent,
+ * `Accepted=False NotAllowedByListeners` (the edge's listeners support HTTPRoute only) with the reason a
+ * Worker cannot serve it, and an error in the report.
  */
 import type { CompileReport } from "../status/compile-report";
 import type { Manifest } from "../../gateway-api/manifest";
@@ -9,6 +10,7 @@ import { GATEWAY_GROUP } from "../input/api-groups";
 import { fails, REASON } from "../status/conditions";
 import type { EdgeListener } from "../gateways/listener";
 import type { ResourceIndex } from "../input/resource-index";
+import { isListenerSetRef } from "../gateways/listener-sets";
 import { type RouteSpec, specOf } from "../input/typed-objects";
 
 const UNSERVED_KINDS = ["GRPCRoute", "TLSRoute", "TCPRoute", "UDPRoute"] as const;
@@ -22,26 +24,30 @@ export const UNSERVED_ROUTE_KINDS: Readonly<Record<UnservedKind, string>> = {
   UDPRoute: "a Worker handles HTTP requests; it does not proxy UDP",
 };
 
-/** The parents of `route` (Gateways or ListenerSets) that this edge serves in the route's cluster. */
+/**
+ * The parents of `route` that are this edge's in the route's cluster: Gateways it serves, and its ListenerSets
+ * (read only when their Gateway is of this edge's class), attached or not, so that a route through a set whose
+ * listeners are not served is told too.
+ */
 function servedParents(
   route: Manifest,
   spec: RouteSpec,
   listeners: EdgeListener[],
+  index: ResourceIndex,
 ): { namespace: string; name: string; sectionName?: string }[] {
   return (spec.parentRefs ?? []).flatMap((p) => {
-    if ((p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP) return [];
     const namespace = p.namespace ?? route.metadata.namespace;
-    const kind = p.kind ?? "Gateway";
-    const served = listeners.some((l) => {
-      const owner = kind === "Gateway" ? (l.listenerSet ? undefined : l.gateway) : l.listenerSet?.[0];
-      return (
-        owner !== undefined &&
+    const parent = { namespace, name: p.name, ...(p.sectionName === undefined ? {} : { sectionName: p.sectionName }) };
+    if (p.kind && isListenerSetRef(p.group, p.kind)) return index.get(route.cluster, p.kind, namespace, p.name) ? [parent] : [];
+    if ((p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? "Gateway") !== "Gateway") return [];
+    const served = listeners.some(
+      (l) =>
+        !l.listenerSet &&
         l.clusters.includes(route.cluster) &&
-        owner.metadata.namespace === namespace &&
-        owner.metadata.name === p.name
-      );
-    });
-    return served ? [{ namespace, name: p.name, ...(p.sectionName === undefined ? {} : { sectionName: p.sectionName }) }] : [];
+        l.gateway.metadata.namespace === namespace &&
+        l.gateway.metadata.name === p.name,
+    );
+    return served ? [parent] : [];
   });
 }
 
@@ -49,7 +55,7 @@ export function reportUnservedRoutes(index: ResourceIndex, listeners: EdgeListen
   for (const kind of UNSERVED_KINDS) {
     const why = UNSERVED_ROUTE_KINDS[kind];
     for (const route of index.all(kind)) {
-      const parents = servedParents(route, specOf(route, kind), listeners);
+      const parents = servedParents(route, specOf(route, kind), listeners, index);
       if (parents.length === 0) continue;
       const message = `${kind} is not served at the edge: ${why}; only HTTPRoute is`;
       report.error(route, "kind", REASON.NotAllowedByListeners, message);

@@ -1,0 +1,96 @@
+/**
+ * @module `kedge rollback`: the pointer moved back to a kept version, named whole or by a unique prefix. A rollback
+ * is an operator's act, and the pointer says so (`rolledBack`: which version it undid, when, who): a running
+ * `sync --watch` reads the mark and does not push over it until the clusters or the config change again
+ * (watch/rollback-hold.ts). The next push, by the watch or by hand, writes a pointer without the mark. It takes
+ * its turn with pushes as a push does: local state's lock, then the table's lease.
+ */
+import { KV_KEYS } from "../../src/table/kv-keys";
+import type { RollbackMarker, RouteTable } from "../../src/table/route-table";
+import { asWriter, type KvStore } from "./kv-store";
+import { pushHolder, takeLease } from "./push-lease";
+import { PUSH_WAIT_MS, pointerFor, readHistory, readPointer, readTable } from "./publish";
+import { resolveVersion } from "./version-prefix";
+import { UserError } from "../lib/user-error";
+
+export interface RollbackOutcome {
+  from?: string;
+  to: string;
+  table: RouteTable;
+  current: RouteTable | null;
+  /** The mark the pointer carries after it (absent when the rollback went back to the version it had undone). */
+  rolledBack?: RollbackMarker;
+  historyProblem?: string;
+}
+
+export interface RollbackOptions {
+  dryRun?: boolean;
+  now?: Date;
+  /** Told once when the rollback has to wait for a push, with who pushes. */
+  waiting?: (holder: string) => void;
+}
+
+/** Moves the pointer to `version` (whole, or a unique prefix of 6+ characters), or to the version written before the served one. */
+export async function rollbackTable(
+  kv: KvStore,
+  name: string,
+  version: string | undefined,
+  options: RollbackOptions = {},
+): Promise<RollbackOutcome> {
+  // A dry run only reads: it takes no turn.
+  if (options.dryRun) return rollbackHeld(kv, name, version, options);
+  return asWriter(kv, async () => {
+    const lease = await takeLease(kv, name, { waitMs: PUSH_WAIT_MS, ...(options.waiting ? { waiting: options.waiting } : {}) });
+    try {
+      return await rollbackHeld(kv, name, version, options);
+    } finally {
+      await lease.release();
+    }
+  });
+}
+
+async function rollbackHeld(kv: KvStore, name: string, version: string | undefined, options: RollbackOptions): Promise<RollbackOutcome> {
+  const now = options.now ?? new Date();
+  const pointer = await readPointer(kv, name);
+  const read = await readHistory(kv, name, { pointer });
+  const history = read.entries;
+  let target =
+    version === undefined
+      ? undefined
+      : resolveVersion(
+          version,
+          history.map((e) => e.version),
+          name,
+        );
+  if (target === undefined) {
+    const at = history.findIndex((e) => e.version === pointer?.version);
+    target = history[at + 1]?.version;
+    if (target === undefined)
+      throw new UserError(
+        pointer
+          ? `table ${name} has no version before ${pointer.version} to roll back to`
+          : `table ${name} was never written here: nothing to roll back to`,
+        "list the kept versions with `kedge history` (the last 10 are kept)",
+      );
+  }
+  // Every part must still be readable: a version with a missing shard is not one to point the edge at.
+  const table = await readTable(kv, name, target);
+  if (!table) {
+    const known = history.map((e) => e.version).join(", ") || "(none)";
+    throw new UserError(`version ${target} of table ${name} is not stored (or is unreadable)`, `kept versions: ${known}`);
+  }
+  const current = pointer ? await readTable(kv, name, pointer.version) : null;
+  // Several rollbacks in a row undo the version served before the first; going back to that one ends the mark.
+  const undone = pointer?.rolledBack?.from ?? pointer?.version;
+  const rolledBack = undone !== undefined && undone !== target ? { from: undone, at: now.toISOString(), by: pushHolder() } : undefined;
+  const moved = pointer?.version !== target;
+  if (!options.dryRun && moved) await kv.put(KV_KEYS.current(name), pointerFor(target, table.schemaVersion, now, rolledBack));
+  return {
+    from: pointer?.version,
+    to: target,
+    table,
+    current,
+    ...(moved ? (rolledBack ? { rolledBack } : {}) : pointer?.rolledBack ? { rolledBack: pointer.rolledBack } : {}),
+    ...(read.problem ? { historyProblem: read.problem } : {}),
+  };
+}
