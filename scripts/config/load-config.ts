@@ -70,6 +70,21 @@ export interface LoadOptions {
   progress?: (line: string) => void;
 }
 
+/**
+ * A file's text again, for the positions a diagnostic asks for, so the text is not kept with every object: read
+ * back on the first ask and kept only while memory allows (a weak reference), as a few asks come together.
+ */
+function rereadable(file: string): () => string {
+  let kept: WeakRef<{ text: string }> | undefined;
+  return () => {
+    const cached = kept?.deref();
+    if (cached) return cached.text;
+    const held = { text: readFileSync(file, "utf8") };
+    kept = new WeakRef(held);
+    return held.text;
+  };
+}
+
 /** Files this big take a second or more to read: a person watching is told, before and after. */
 const BIG_FILE = 16 * 2 ** 20;
 
@@ -126,7 +141,7 @@ export function loadConfig(configDir: string, options: LoadOptions = {}): Loaded
         memory.admit(shown, size);
         const started = Date.now();
         if (size >= BIG_FILE) options.progress?.(`reading ${shown} (${Math.round(size / 2 ** 20)} MB)…`);
-        const parsed = parseManifestFile(cluster.name, shown, readFileSync(file, "utf8"));
+        const parsed = parseManifestFile(cluster.name, shown, readFileSync(file, "utf8"), { source: rereadable(file) });
         for (const m of parsed.manifests) manifests.push(m);
         for (const s of parsed.skipped) skipped.push(s);
         if (size >= BIG_FILE)

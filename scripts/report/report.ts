@@ -78,6 +78,26 @@ function groupsOf(input: ReportInput): string[] {
   return [...input.clusters, ...new Set(others)];
 }
 
+/** Up to this many objects, the text report lists every one; above, those with nothing to say are counted. */
+export const LIST_EVERY_OBJECT_UP_TO = 200;
+
+/** Objects whose every condition holds (none False or Unknown, no Conflicted) and of which nothing is told. */
+function quietObjects(input: ReportInput): Set<ResourceStatus> {
+  const told = new Set(input.diagnostics.map((d) => `${d.object.cluster}/${d.object.kind}/${d.object.namespace}/${d.object.name}`));
+  const fine = (conditions: Condition[]) =>
+    conditions.every((c) => c.status === "True" && c.type !== "Conflicted" && c.type !== "PartiallyInvalid");
+  return new Set(
+    input.statuses.filter(
+      (s) =>
+        !told.has(`${s.object.cluster}/${s.object.kind}/${s.object.namespace}/${s.object.name}`) &&
+        fine(s.conditions) &&
+        (s.parents ?? []).every((p) => fine(p.conditions)) &&
+        (s.listeners ?? []).every((l) => fine(l.conditions)) &&
+        !s.aggregate,
+    ),
+  );
+}
+
 /** Human-readable report: what each cluster contributes, then each cluster's objects; the same facts -o json prints. */
 export function formatReport(input: ReportInput): string {
   const lines: string[] = [];
@@ -88,11 +108,20 @@ export function formatReport(input: ReportInput): string {
   const views = clusterViews(input.table, input.clusters);
   const width = Math.max(0, ...views.map((c) => c.name.length));
   lines.push("clusters:", ...views.map((c) => `  ${c.name.padEnd(width)}  ${clusterViewLine(c)}`));
+  // A big config lists only the objects with something to say; the others are counted (-o json has each).
+  const quiet = input.statuses.length > LIST_EVERY_OBJECT_UP_TO && !input.verbose ? quietObjects(input) : new Set<ResourceStatus>();
   for (const cluster of groupsOf(input)) {
-    const statuses = input.statuses.filter((s) => s.object.cluster === cluster);
+    const all = input.statuses.filter((s) => s.object.cluster === cluster);
+    const statuses = all.filter((s) => !quiet.has(s));
     const diagnostics = input.diagnostics.filter((d) => d.object.cluster === cluster && (d.severity !== "info" || input.verbose));
-    if (statuses.length === 0 && diagnostics.length === 0) continue;
+    if (all.length === 0 && diagnostics.length === 0) continue;
     lines.push("", input.clusters.includes(cluster) ? `cluster ${cluster}` : `across clusters ${cluster.replaceAll(",", ", ")}`);
+    const counted = new Map<string, number>();
+    for (const s of all) if (quiet.has(s)) counted.set(s.object.kind, (counted.get(s.object.kind) ?? 0) + 1);
+    for (const [kind, n] of counted)
+      lines.push(
+        `  ${n.toLocaleString("en-US")} ${kind}${n === 1 ? "" : "s"} accepted, with nothing to say (--verbose or -o json lists each)`,
+      );
     for (const s of statuses) {
       lines.push(`  ${objectName(s.object)}  ${s.conditions.map(conditionText).join("  ")}`.trimEnd());
       for (const l of s.listeners ?? [])

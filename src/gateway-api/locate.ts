@@ -24,6 +24,13 @@ export function fieldSegments(field: string): FieldSegments {
   return segments;
 }
 
+/**
+ * A file's text, or how to have it again when a position is asked for: the reader of a big file passes a
+ * function that reads the file back, so its text is not kept in memory for positions few objects ever need.
+ */
+export type TextSource = string | (() => string);
+const textOf = (source: TextSource): string => (typeof source === "string" ? source : source());
+
 /** The position of `path` inside `node`, read with `lines`; undefined when the path is not there. */
 function find(node: Node | null | undefined, path: FieldSegments, lines: LineCounter, lineOffset = 0): Position | undefined {
   let at: [number, number, number] | undefined = node?.range ?? undefined;
@@ -48,12 +55,12 @@ function find(node: Node | null | undefined, path: FieldSegments, lines: LineCou
  * The locators of one file's objects, by document index (counting every `---` document) and, for a list,
  * item index. The file is parsed on first use.
  */
-export function fileLocator(text: string): (document: number, item?: number) => Locate {
+export function fileLocator(text: TextSource): (document: number, item?: number) => Locate {
   let parsed: { roots: (Node | null)[]; lines: LineCounter } | undefined;
   const load = () => {
     if (!parsed) {
       const lines = new LineCounter();
-      const docs = parseAllDocuments(text, { lineCounter: lines });
+      const docs = parseAllDocuments(textOf(text), { lineCounter: lines });
       const list = Array.isArray(docs) ? docs : [docs];
       parsed = { roots: list.map((d) => (isNode(d.contents) ? d.contents : null)), lines };
     }
@@ -83,12 +90,12 @@ export interface ObjectText {
  * diagnostic asks, so a field of one object in a 100 MB dump is found without reading the dump again. The piece
  * starts at the beginning of a line, so columns are the file's; `item` says the piece is a `- ` list item.
  */
-export function pieceLocator(text: string, piece: ObjectText, item: boolean): Locate {
+export function pieceLocator(text: TextSource, piece: ObjectText, item: boolean): Locate {
   let parsed: { root: Node | null | undefined; lines: LineCounter } | undefined;
   return (path) => {
     if (!parsed) {
       const lines = new LineCounter();
-      const doc = parseDocument(text.slice(piece.start, piece.end), { lineCounter: lines });
+      const doc = parseDocument(textOf(text).slice(piece.start, piece.end), { lineCounter: lines });
       const root = isNode(doc.contents) ? doc.contents : null;
       parsed = { root: item && isSeq(root) ? (root.items[0] as Node | undefined) : root, lines };
     }

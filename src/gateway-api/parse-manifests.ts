@@ -10,7 +10,7 @@
  */
 import jsyaml from "js-yaml";
 import { isNode, isSeq, LineCounter, parseAllDocuments } from "yaml";
-import { fileLocator, type Locate, pieceLocator } from "./locate";
+import { fileLocator, type Locate, pieceLocator, type TextSource } from "./locate";
 import { jsonListItems, yamlLayout } from "./text-layout";
 import { isJsonObject, type JsonObject, type Manifest } from "./manifest";
 
@@ -87,7 +87,7 @@ function listItems(value: unknown): JsonObject[] | unknown[] | null {
 }
 
 /** JSON files take the fast path; one that is not valid JSON goes through the YAML parser for a precise error. */
-function parseJsonFile(cluster: string, file: string, text: string): ParsedFile | null {
+function parseJsonFile(cluster: string, file: string, text: string, source: TextSource): ParsedFile | null {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -104,13 +104,13 @@ function parseJsonFile(cluster: string, file: string, text: string): ParsedFile 
   const items = listItems(value);
   if (items) {
     const spans = jsonListItems(text);
-    const whole = spans.length === items.length ? undefined : fileLocator(text);
+    const whole = spans.length === items.length ? undefined : fileLocator(source);
     items.forEach((item, i) => {
       const span = spans[i];
-      add(item, whole ? start : span!.line, () => (whole ? whole(0, i) : pieceLocator(text, span!, false)));
+      add(item, whole ? start : span!.line, () => (whole ? whole(0, i) : pieceLocator(source, span!, false)));
     });
   } else {
-    add(value, start, () => fileLocator(text)(0));
+    add(value, start, () => fileLocator(source)(0));
   }
   return result;
 }
@@ -122,7 +122,7 @@ const FAST_YAML_UNSAFE = /(^|[\s[{,:-])[&*!][^\s,\]}]/m;
  * YAML read with js-yaml: every object's line and text from the line pass. Null when the pass and the parser
  * disagree, or js-yaml refuses the text: the `yaml` document model then reads it (and words any error).
  */
-function parseYamlFast(cluster: string, file: string, text: string): ParsedFile | null {
+function parseYamlFast(cluster: string, file: string, text: string, source: TextSource): ParsedFile | null {
   if (FAST_YAML_UNSAFE.test(text)) return null;
   let docs: unknown[];
   try {
@@ -144,14 +144,14 @@ function parseYamlFast(cluster: string, file: string, text: string): ParsedFile 
     };
     const items = listItems(value);
     if (!items) {
-      add(value, doc.line, () => pieceLocator(text, doc, false));
+      add(value, doc.line, () => pieceLocator(source, doc, false));
       continue;
     }
     // kubectl get -o yaml: the items of a List are the objects, each at its own line (a list the line pass
     // cannot lay out, in flow style say, is read by the document model, which knows every item's line).
     const spans = doc.items;
     if (spans?.length !== items.length) return null;
-    items.forEach((item, i) => add(item, spans[i]!.line, () => pieceLocator(text, spans[i]!, true)));
+    items.forEach((item, i) => add(item, spans[i]!.line, () => pieceLocator(source, spans[i]!, true)));
   }
   return result;
 }
@@ -161,22 +161,30 @@ const MAX_ALIAS_COUNT = 100;
 
 /**
  * Parses one file's text. Throws ManifestSyntaxError on a syntax error; everything else is data. `documentModel`
- * reads it with the `yaml` document model whatever it is (what the fast readers are held to in the tests).
+ * reads it with the `yaml` document model whatever it is (what the fast readers are held to in the tests);
+ * `source` gives the text again when a position is asked for, so this text need not be kept.
  */
-export function parseManifestFile(cluster: string, file: string, text: string, options: { documentModel?: boolean } = {}): ParsedFile {
+export function parseManifestFile(
+  cluster: string,
+  file: string,
+  text: string,
+  options: { documentModel?: boolean; source?: () => string } = {},
+): ParsedFile {
+  // Positions are found from the text read again when the reader can (a big file's text is then not kept).
+  const source: TextSource = options.source ?? text;
   if (!options.documentModel) {
     if (file.endsWith(".json") || /^\s*\{/.test(text)) {
-      const parsed = parseJsonFile(cluster, file, text);
+      const parsed = parseJsonFile(cluster, file, text, source);
       if (parsed) return parsed;
     }
-    const fast = parseYamlFast(cluster, file, text);
+    const fast = parseYamlFast(cluster, file, text, source);
     if (fast) return fast;
   }
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const list = Array.isArray(docs) ? docs : [docs];
   const result: ParsedFile = { manifests: [], skipped: [] };
-  const locator = fileLocator(text);
+  const locator = fileLocator(source);
   for (const [index, doc] of list.entries()) {
     const error = doc.errors[0];
     if (error) {

@@ -54,3 +54,23 @@ spec:
     expect(lines.at(-1)).toMatch(/^1 error, \d+ warnings?( \(and \d+ notes?: --verbose shows them\))?$/);
   });
 });
+
+describe("the report of a big config", () => {
+  it("counts the objects with nothing to say, and still lists those with something", async ({ expect }) => {
+    const routes = Array.from(
+      { length: 250 },
+      (_, i) => `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: r${i}, namespace: shop }
+spec: { parentRefs: [{ name: gw }], hostnames: [h${i}.example.com], rules: [{ backendRefs: [{ name: ${i === 7 ? "nope" : "idle"}, port: 80 }] }] }
+`,
+    );
+    const result = await compileYaml(XBACKEND_EDGE, { c1: [RESOURCES, ...routes].join("---\n") });
+    const text = formatReport({ ...result, skipped: [], clusters: ["c1"] });
+    expect(text).toContain("  250 HTTPRoutes accepted, with nothing to say (--verbose or -o json lists each)");
+    // r7's backendRef does not resolve: it is listed with its conditions and its error.
+    expect(text).toContain("  HTTPRoute shop/r7\n    parent shop/gw: Accepted=True  ResolvedRefs=False BackendNotFound");
+    expect(text).not.toContain("HTTPRoute shop/r8\n");
+    expect(formatReport({ ...result, skipped: [], clusters: ["c1"], verbose: true })).toContain("HTTPRoute shop/r8\n");
+  });
+});

@@ -43,6 +43,8 @@ export function groupSameObjects(objects: Manifest[], clusterOrder: Map<string, 
   }
   const inClusterOrder = (a: Manifest, b: Manifest) => (clusterOrder.get(a.cluster) ?? 0) - (clusterOrder.get(b.cluster) ?? 0);
   return [...groups.values()].map((copies) => {
+    // One copy (most objects): nothing to compare.
+    if (copies.length === 1) return { served: copies[0]!, merged: copies, differing: [] };
     const [served, ...others] = [...copies].sort(byAge(clusterOrder)) as [Manifest, ...Manifest[]];
     const spec = normalizedSpec(served);
     const merged = [served];

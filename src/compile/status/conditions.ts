@@ -16,14 +16,20 @@ export const holds = (type: string, reason: Reason, message = ""): Condition => 
 /** A condition that does not hold, with why. */
 export const fails = (type: string, reason: Reason, message: string): Condition => ({ type, status: "False", reason, message });
 
+// The conditions that say nothing more than that they hold are one shared, frozen object each: a table of a
+// hundred thousand routes holds a couple of them per route.
+const ACCEPTED = Object.freeze(holds("Accepted", REASON.Accepted));
+const PROGRAMMED = Object.freeze(holds("Programmed", REASON.Programmed));
+const RESOLVED = Object.freeze(holds("ResolvedRefs", REASON.ResolvedRefs));
+
 /** `Accepted=True Accepted`, with what the object does at the edge. */
-export const accepted = (message = ""): Condition => holds("Accepted", REASON.Accepted, message);
+export const accepted = (message = ""): Condition => (message === "" ? ACCEPTED : holds("Accepted", REASON.Accepted, message));
 
 /** `Programmed=True Programmed`. */
-export const programmed = (): Condition => holds("Programmed", REASON.Programmed);
+export const programmed = (): Condition => PROGRAMMED;
 
 /** `ResolvedRefs=True ResolvedRefs`. */
-export const resolved = (): Condition => holds("ResolvedRefs", REASON.ResolvedRefs);
+export const resolved = (): Condition => RESOLVED;
 
 /** A field the edge cannot use as written: `UnsupportedValue`, the most common problem by far. */
 export const unsupported = (field: string, message: string): FieldProblem => ({ field, reason: REASON.UnsupportedValue, message });
