@@ -98,7 +98,7 @@ spec:
     - { name: west, kubeContext: west-admin, kubeconfig: ${JSON.stringify(kubeconfig)} }
 `,
     });
-    watcher = new Watcher(["--config", ws.config, "--persist-to", ws.state, "--debounce", "150ms", "--stale-after", "4s", "-o", "json"]);
+    watcher = new Watcher(["--config", ws.config, "--persist-to", ws.state, "--debounce", "150ms", "--stale-after", "6s", "-o", "json"]);
     await watcher.next((r) => r.pushed === true);
     gateway = await startGateway(ws.state, "watched");
   }, 60_000);
@@ -192,7 +192,9 @@ spec:
     // West's endpoint, from its last snapshot, still serves its share.
     expect(await answered("shop.example.com")).toEqual(["east", "west"]);
     const status = await runScript("scripts/cli/main.ts", ["status", "--config", ws.config, "--persist-to", ws.state]);
-    expect(status.stdout).toMatch(/cluster west: 1 of 1 endpoint ready; API unreachable since \S+ \(snapshot 0 min old\)/);
+    expect(status.stdout).toMatch(
+      /cluster west: 1 of 1 endpoint ready; 1 route, 1 Service; API unreachable since \S+ \(snapshot 0 min old\)/,
+    );
 
     from = watcher.records.length;
     const dropped = await watcher.next((r) => r.dropped === "west", from, 15_000);

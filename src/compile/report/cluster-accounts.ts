@@ -26,7 +26,10 @@ function idleCause(
   droppedSlices: number,
   externalOnly: boolean,
 ): string | undefined {
-  if (c.state === "Disabled") return "it is Disabled in kedge.yaml: none of its endpoints are in the table";
+  if (c.state === "Disabled")
+    return c.staleSince
+      ? `its API has not answered since ${c.staleSince}, longer than --stale-after: its endpoints are left out until it answers`
+      : "it is Disabled in kedge.yaml: none of its endpoints are in the table";
   if (read.length === 0) return "no objects were read from it (an empty folder, or an API that lists nothing kedge reads)";
   if (account.routes === 0) {
     const routes = read.filter((m) => m.kind === "HTTPRoute").length;
