@@ -83,7 +83,7 @@ export function accountClusters(
     accounts[c.name] = { ...counted, ...(idle ? { idle } : {}) };
     if (idle)
       report.tell(
-        c.state === "Disabled" ? "info" : "warning",
+        c.state === "Disabled" && !c.staleSince ? "info" : "warning",
         clusterObject(c.name),
         undefined,
         REASON.NoTraffic,
