@@ -11,6 +11,7 @@ import type { MatchKind } from "./bench/route-tables";
 import { fmt } from "./bench/stats";
 import { writeReadmeTable } from "./bench/readme-table";
 import { benchRegex } from "./bench/regex-bench";
+import { benchDump } from "./bench/dump-bench";
 import { benchSync, benchSyncScale } from "./bench/sync-bench";
 import { benchThroughput } from "./bench/throughput-bench";
 
@@ -118,6 +119,22 @@ async function main(): Promise<void> {
     },
   ]);
 
+  // A real cluster's size: 8,000 Services and 8,000 EndpointSlices (about 30 MB of YAML), and about 100 MB.
+  const dumps = [benchDump(8000, "yaml"), benchDump(8000, "json"), ...(quick ? [] : [benchDump(25_000, "yaml", 1)])];
+  table(
+    "Reading a cluster's dump (kubectl get svc,endpointslices -A; 20 Services routed): kedge validate vs the bare parse, each a fresh process (goal: within 3x, under 512 MiB; 100 MB under 60 s)",
+    dumps.map((d) => ({
+      objects: d.services * 2,
+      format: d.format,
+      MB: fmt(d.megabytes, 0),
+      "bare parse ms": fmt(d.bareMs, 0),
+      "kedge validate ms": fmt(d.kedgeMs, 0),
+      "kedge ÷ bare": fmt(d.ratio, 2),
+      "bare peak RSS MiB": fmt(d.bareRssMB, 0),
+      "kedge peak RSS MiB": fmt(d.kedgeRssMB, 0),
+    })),
+  );
+
   const throughput = await benchThroughput({ seconds: quick ? 1 : 1.5, rounds: quick ? 6 : 12, concurrency: 8 });
   table(
     "End to end under Miniflare, one loopback origin, concurrency 8, alternating runs; ratios are medians of per-round ratios (goal: ≥ 0.9x)",
@@ -146,6 +163,7 @@ async function main(): Promise<void> {
     sharded: shardedTables,
     sync,
     syncScale,
+    dumps,
     throughput,
   };
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);

@@ -8,6 +8,7 @@ import { markdownTable, replaceBetween } from "../markdown-table";
 import type { GrowthFigure, MatcherFigure, ShardedLoadFigure } from "./matcher-bench";
 import type { RegexFigure } from "./regex-bench";
 import { fmt } from "./stats";
+import type { DumpFigure } from "./dump-bench";
 import type { SyncFigure, SyncScaleFigure } from "./sync-bench";
 import type { ThroughputFigure } from "./throughput-bench";
 
@@ -26,6 +27,7 @@ export interface BenchResults {
   sharded: ShardedLoadFigure[];
   sync: SyncFigure;
   syncScale: SyncScaleFigure;
+  dumps: DumpFigure[];
   throughput: ThroughputFigure[];
 }
 
@@ -81,6 +83,13 @@ export function benchTable(r: BenchResults): string {
       `${fmt(syncS, 1)} s, ${fmt(r.syncScale.maxRssMB, 0)} MiB`,
       `under 10 s and 1 GiB: ${verdict(syncS < 10 && r.syncScale.maxRssMB < 1024)}`,
     ],
+    ...r.dumps.map((d) => [
+      `\`kedge validate\` of a ${fmt(d.megabytes, 0)} MB ${d.format.toUpperCase()} dump (${(d.services * 2).toLocaleString("en-US")} objects) ÷ the bare parse; peak RSS`,
+      `${fmt(d.kedgeMs / 1000, 1)} s ÷ ${fmt(d.bareMs / 1000, 1)} s = ${fmt(d.ratio, 2)}x; ${fmt(d.kedgeRssMB, 0)} MiB`,
+      d.megabytes > 64
+        ? `under 60 s: ${verdict(d.kedgeMs < 60_000)}`
+        : `within 3x, under 512 MiB: ${verdict(d.ratio <= 3 && d.kedgeRssMB < 512)}`,
+    ]),
     [
       "kedge (10k-route table) vs bare Worker + a proxy's header work; vs bare Worker",
       `${fmt(kedge.vsHeaderWork)}x; ${fmt(kedge.vsBare)}x`,
