@@ -3,7 +3,7 @@
  * changed from the version served before it (the change its history line summarises); with two, from the first
  * to the second. Each is named whole or by a unique prefix (store/version-prefix.ts).
  */
-import { loadConfig } from "../config/load-config";
+import { loadEdgeSettings } from "../config/load-config";
 import { diffLines, diffTables, type TableDiff } from "../report/diff-tables";
 import { withStore } from "../store/open-store";
 import { readHistory, readPointer, readTable } from "../store/publish";
@@ -41,7 +41,7 @@ function previousOf(version: string, entries: TableHistoryEntry[], table: string
 export async function diffVersions(options: TargetOptions, given: string[], io: CommandIO): Promise<Outcome<VersionsDiffData>> {
   if (given.length > 2)
     throw new UserError(`kedge diff takes at most two versions, not ${given.length}`, "kedge diff VERSION, or kedge diff FROM TO");
-  const name = loadConfig(options.config).edge.name;
+  const name = loadEdgeSettings(options.config).name;
   const { from, to, before, after } = await withStore(storeTarget(options), "read", { progress: io.progress }, (store) =>
     store.use(async (kv) => {
       const pointer = await readPointer(kv, name);

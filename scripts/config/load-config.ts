@@ -88,7 +88,15 @@ function rereadable(file: string): () => string {
 /** Files this big take a second or more to read: a person watching is told, before and after. */
 const BIG_FILE = 16 * 2 ** 20;
 
-export function loadConfig(configDir: string, options: LoadOptions = {}): LoadedConfig {
+/**
+ * kedge.yaml alone, for the commands that need only the edge settings (the table's name: status, history,
+ * rollback): the clusters' objects, which may be a 100 MB dump, are not read.
+ */
+export function loadEdgeSettings(configDir: string): EdgeConfig {
+  return readEdgeSettings(configDir).edge;
+}
+
+function readEdgeSettings(configDir: string): { edge: EdgeConfig; edgeFile: string } {
   const found = statSync(configDir, { throwIfNoEntry: false });
   if (!found?.isDirectory()) {
     const problem = found ? `config folder ${configDir} is a file, not a folder` : `config folder ${configDir} does not exist`;
@@ -121,6 +129,11 @@ export function loadConfig(configDir: string, options: LoadOptions = {}): Loaded
       throw new UserError(error.message, `fix the edge settings file (${docsPage("configuration.md")})`);
     throw error;
   }
+  return { edge, edgeFile };
+}
+
+export function loadConfig(configDir: string, options: LoadOptions = {}): LoadedConfig {
+  const { edge, edgeFile } = readEdgeSettings(configDir);
   const clustersDir = join(configDir, "clusters");
   const manifests: Manifest[] = [];
   const skipped: SkippedDocument[] = [];

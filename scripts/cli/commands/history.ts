@@ -2,7 +2,7 @@
  * @module `kedge history`: the kept versions of the table, newest first, each with what it changed from the version
  * served before it; the served one marked, and a rollback by hand said.
  */
-import { loadConfig } from "../../config/load-config";
+import { loadEdgeSettings } from "../../config/load-config";
 import { withStore } from "../../store/open-store";
 import type { RollbackMarker, TableHistoryEntry } from "../../../src/table/route-table";
 import { readHistory, readPointer } from "../../store/publish";
@@ -38,7 +38,7 @@ export const historyCommand = command<TargetOptions & OutputOptions>({
   flags: [...TARGET_FLAGS, ...OUTPUT_FLAGS],
   exitCodes: { 0: "listed (also when the table was never written)", 2: "the store cannot be used" },
   async run(options, _args, io) {
-    const name = loadConfig(options.config).edge.name;
+    const name = loadEdgeSettings(options.config).name;
     const { read, pointer } = await withStore(storeTarget(options), "read", { progress: io.progress }, (store) =>
       store.use(async (kv) => {
         const pointer = await readPointer(kv, name);

@@ -1,6 +1,6 @@
 /** @module `kedge rollback [VERSION]`: point the edge back at a kept version of its table (whole, or a unique prefix). */
 import { diffLines, diffTables, type TableDiff } from "../../report/diff-tables";
-import { loadConfig } from "../../config/load-config";
+import { loadEdgeSettings } from "../../config/load-config";
 import { withStore } from "../../store/open-store";
 import { rollbackTable } from "../../store/rollback";
 import { MIN_PREFIX } from "../../store/version-prefix";
@@ -42,7 +42,7 @@ export const rollbackCommand = command<RollbackOptions>({
   },
   examples: ["kedge rollback", "kedge rollback 3f9c2a", "kedge rollback 3f9c2a7e1b04d5c6a8e2 --remote --env production --dry-run"],
   async run(options, [version], io) {
-    const name = loadConfig(options.config).edge.name;
+    const name = loadEdgeSettings(options.config).name;
     const dryRun = options.dryRun ?? false;
     const waiting = (holder: string) => io.note(`waiting for a push of table ${name} to finish: ${holder}`);
     const moved = await withStore(storeTarget(options), dryRun ? "read" : "write", { progress: io.progress, waiting: io.note }, (store) =>

@@ -6,7 +6,7 @@
 import { KV_KEYS } from "../../../src/table/kv-keys";
 import { parseHealthRecord } from "../../../src/table/parse-route-table";
 import type { ClusterAccount, RollbackMarker, RouteTable } from "../../../src/table/route-table";
-import { loadConfig } from "../../config/load-config";
+import { loadEdgeSettings } from "../../config/load-config";
 import { withStore } from "../../store/open-store";
 import { readCurrentTable, readHistory, readPointer } from "../../store/publish";
 import { count } from "../../report/report";
@@ -86,7 +86,7 @@ export const statusCommand = command<TargetOptions & OutputOptions>({
   flags: [...TARGET_FLAGS, ...OUTPUT_FLAGS],
   exitCodes: { 0: "shown (also when the table was never written)", 2: "the config or the store cannot be used" },
   async run(options, _args, io) {
-    const name = loadConfig(options.config).edge.name;
+    const name = loadEdgeSettings(options.config).name;
     return withStore(storeTarget(options), "read", { progress: io.progress }, (store) =>
       store.use(async (kv) => {
         const pointer = await readPointer(kv, name);
