@@ -109,6 +109,7 @@ function readBackends(index: ResourceIndex, edge: EdgeConfig, clusterOrder: Map<
     composites,
     policies,
     droppedSlices: [],
+    endpointsById: new Map(),
   };
   return ctx;
 }

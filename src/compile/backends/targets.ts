@@ -43,6 +43,8 @@ export interface BackendContext {
   backends: BackendRegistry;
   /** EndpointSlices of resolved Services the edge cannot use (each reported once, report/dropped-endpoints.ts). */
   droppedSlices: DroppedSlice[];
+  /** Each Service (or ServiceImport) backend's endpoints, or why the edge cannot call it, by backend id. */
+  endpointsById: Map<string, CompiledEndpoint[] | FieldProblem>;
 }
 
 /** One backendRef after the checks every kind shares. */
@@ -109,6 +111,24 @@ function endpointsOfParts(ctx: BackendContext, parts: ServicePart[], at: string)
 }
 
 /**
+ * The endpoints of backend `id`, resolved once however many refs name it (a hundred thousand routes may share a
+ * few Services); a refusal is remembered too, and told at each ref's own field.
+ */
+function endpointsOnce(
+  ctx: BackendContext,
+  id: string,
+  at: string,
+  resolve: () => CompiledEndpoint[] | FieldProblem,
+): CompiledEndpoint[] | FieldProblem {
+  let known = ctx.endpointsById.get(id);
+  if (!known) {
+    known = resolve();
+    ctx.endpointsById.set(id, known);
+  }
+  return isProblem(known) ? { ...known, field: at } : known;
+}
+
+/**
  * Stores a backend once; later rules naming the same id reuse it. `target` is what session pins name it by:
  * the backendRef's target without the clusters it resolved in (the id itself when it names none).
  */
@@ -156,13 +176,15 @@ function resolveService(ctx: BackendContext, t: Target): Resolution {
   }
   const port = contributing[0]!.port!.port;
   const clusters = contributing.map((f) => f.cluster);
-  const endpoints = endpointsOfParts(
-    ctx,
-    contributing.map((f) => ({ settings: f.settings!, service: f.service!, port: f.port! })),
-    t.at,
+  const id = `Service/${clusterList(clusters)}/${t.namespace}/${t.name}:${port}`;
+  const endpoints = endpointsOnce(ctx, id, t.at, () =>
+    endpointsOfParts(
+      ctx,
+      contributing.map((f) => ({ settings: f.settings!, service: f.service!, port: f.port! })),
+      t.at,
+    ),
   );
   if (isProblem(endpoints)) return endpoints;
-  const id = `Service/${clusterList(clusters)}/${t.namespace}/${t.name}:${port}`;
   const resolved = register(
     ctx,
     () => ({ id, source: { cluster: clusterList(clusters), kind: "Service", namespace: t.namespace, name: t.name }, port, endpoints }),
@@ -211,13 +233,15 @@ function resolveServiceImport(ctx: BackendContext, t: Target): Resolution {
   if (exporters.length === 0) {
     return notFound(t, `no cluster exports Service ${t.namespace}/${t.name} with port ${t.port} (a ServiceExport next to the Service)`);
   }
-  const endpoints = endpointsOfParts(
-    ctx,
-    exporters.map((e) => ({ settings: e.cluster, service: e.service, port: e.port })),
-    t.at,
+  const id = `ServiceImport/${t.namespace}/${t.name}:${t.port}`;
+  const endpoints = endpointsOnce(ctx, id, t.at, () =>
+    endpointsOfParts(
+      ctx,
+      exporters.map((e) => ({ settings: e.cluster, service: e.service, port: e.port })),
+      t.at,
+    ),
   );
   if (isProblem(endpoints)) return endpoints;
-  const id = `ServiceImport/${t.namespace}/${t.name}:${t.port}`;
   return register(
     ctx,
     () => ({
