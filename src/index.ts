@@ -14,5 +14,6 @@ const app = createApp({ isolate });
 export default {
   fetch: app.fetch,
   /** Cron Trigger: active health checks, and the canary's analysis. */
-  scheduled: (controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> => runScheduled(controller, env, ctx, isolate),
+  scheduled: (controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> =>
+    runScheduled(controller, env, ctx, isolate),
 } satisfies ExportedHandler<Env>;

@@ -103,3 +103,18 @@ export async function endCanary(
 
 /** `kedge promote (user@host pid N)`: who ended a canary by hand. */
 export const byCommand = (command: string): string => `kedge ${command} (${pushHolder()})`;
+
+/** The records of the canaries `ids` names (null for one that is missing or unreadable), in one bulk read. */
+export async function readCanaryRecords(kv: KvStore, name: string, ids: string[]): Promise<Map<string, CanaryRecord | null>> {
+  const texts = ids.length > 0 ? await kv.getMany(ids.map((id) => KV_KEYS.canary(name, id))) : [];
+  return new Map(ids.map((id, i) => [id, parseCanaryRecord(parseJson(texts[i] ?? null))]));
+}
+
+/** One line saying where a canary stands: how it ended, or its last analysis. */
+export function canaryLine(percent: number, record: CanaryRecord | null): string {
+  if (record?.ended)
+    return `canary ${percent}%: ${record.ended.outcome} by ${record.ended.by} at ${record.ended.at}: ${record.ended.reason}`;
+  if (record?.verdict)
+    return `canary ${percent}%: in progress; last analysis ${record.analysedAt ?? ""}: ${record.verdict.decision}: ${record.verdict.reason}`;
+  return `canary ${percent}%: in progress; no Cron analysis yet`;
+}

@@ -17,7 +17,11 @@ export type PromoteOutcome =
   | { kind: "ended"; canary: CanaryPointer; end: CanaryEnd }
   | { kind: "none"; served: string | null };
 
-export function promoteCanary(kv: KvStore, name: string, options: { now?: Date; waiting?: (holder: string) => void } = {}): Promise<PromoteOutcome> {
+export function promoteCanary(
+  kv: KvStore,
+  name: string,
+  options: { now?: Date; waiting?: (holder: string) => void } = {},
+): Promise<PromoteOutcome> {
   return asWriter(kv, async () => {
     const lease = await takeLease(kv, name, { waitMs: PUSH_WAIT_MS, ...(options.waiting ? { waiting: options.waiting } : {}) });
     try {

@@ -273,9 +273,7 @@ async function pushHeld(kv: KvStore, plan: StoragePlan, now: Date, options: Push
     const pointer = resolved?.pointer ?? null;
     const running = resolved?.running;
     // Nothing to write: this version is served and no canary runs beside it, or it is the canary in progress.
-    const unchanged = running
-      ? asCanary !== undefined && running.canary.version === root.version
-      : pointer?.version === root.version;
+    const unchanged = running ? asCanary !== undefined && running.canary.version === root.version : pointer?.version === root.version;
     const held = unchanged ? null : (holdFor?.(pointer) ?? null);
     if (unchanged || held) {
       const read = await readHistory(kv, name, { text: historyText ?? null, pointer });
@@ -305,7 +303,11 @@ async function pushHeld(kv: KvStore, plan: StoragePlan, now: Date, options: Push
     // A canary needs a version served beside it, and differs from it; else the push goes out as the current version.
     const canary = asCanary && pointer && pointer.version !== root.version ? newCanary(root.version, asCanary, now) : undefined;
     const canaryRefused =
-      asCanary && !canary ? (pointer ? "it is the version served now" : "no version is served yet, so there is nothing to compare it with") : undefined;
+      asCanary && !canary
+        ? pointer
+          ? "it is the version served now"
+          : "no version is served yet, so there is nothing to compare it with"
+        : undefined;
     history.unshift({
       version: root.version,
       writtenAt: now.toISOString(),
@@ -328,7 +330,9 @@ async function pushHeld(kv: KvStore, plan: StoragePlan, now: Date, options: Push
       });
     await kv.put(
       KV_KEYS.current(name),
-      canary ? pointerFor(pointer!.version, pointer!.schemaVersion, now, undefined, canary) : pointerFor(root.version, root.schemaVersion, now),
+      canary
+        ? pointerFor(pointer!.version, pointer!.schemaVersion, now, undefined, canary)
+        : pointerFor(root.version, root.schemaVersion, now),
     );
     // Only after the pointer moved: drop versions that fell out of the history, never one a pointer names.
     let dropped = history.slice(HISTORY_LIMIT).filter((e) => e.version !== root.version);

@@ -332,7 +332,12 @@ export class WatchLoop {
         return;
       }
     }
-    const { pushed, held } = await this.push(checked.plan, loaded.edge.name, current, canarySettings(this.settings.canary, loaded.edge.rollout));
+    const { pushed, held } = await this.push(
+      checked.plan,
+      loaded.edge.name,
+      current,
+      canarySettings(this.settings.canary, loaded.edge.rollout),
+    );
     if (held) {
       this.io.record({ ...base, table: `${loaded.edge.name}@${checked.result.table.version}`, pushed: false, held, ...counts });
       this.scheduleStaleBound(Date.now());

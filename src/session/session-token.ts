@@ -91,7 +91,8 @@ export function newSessionId(): string {
 /** A token for session `id` of `scope` that carries its pin, sealed. */
 export async function sealToken(keys: SessionKeys, scope: string, id: string, pin: Pin): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const fields = pin.version === undefined ? [pin.backend, pin.endpoint, pin.createdAt] : [pin.backend, pin.endpoint, pin.createdAt, pin.version];
+  const fields =
+    pin.version === undefined ? [pin.backend, pin.endpoint, pin.createdAt] : [pin.backend, pin.endpoint, pin.createdAt, pin.version];
   const plain = encoder.encode(JSON.stringify(fields));
   const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: encoder.encode(scope) }, await pinKey(keys, id), plain);
   const out = new Uint8Array(IV_BYTES + sealed.byteLength);

@@ -4,7 +4,14 @@
  * caller keeps the last good table.
  */
 import type { CanaryRecord } from "./canary";
-import { CANARY_RECORD_SCHEMA, HEALTH_RECORD_SCHEMA, HISTORY_SCHEMA, POINTER_SCHEMA, ROUTE_TABLE_SCHEMA, SHARDED_TABLE_SCHEMA } from "./route-table-schema";
+import {
+  CANARY_RECORD_SCHEMA,
+  HEALTH_RECORD_SCHEMA,
+  HISTORY_SCHEMA,
+  POINTER_SCHEMA,
+  ROUTE_TABLE_SCHEMA,
+  SHARDED_TABLE_SCHEMA,
+} from "./route-table-schema";
 import {
   type HealthRecord,
   SCHEMA_VERSION,

@@ -241,9 +241,7 @@ export const CANARY_RECORD_SCHEMA: Schema<CanaryRecord> = obj<CanaryRecord>({
   figures: opt(obj<CanaryFigures>({ canary: VERSION_FIGURES, current: VERSION_FIGURES, fromMinute: text, toMinute: text })),
   verdict: opt(obj<CanaryVerdict>({ decision: str({ enum: ["promote", "revert", "wait"] }), reason: text })),
   analysedAt: opt(text),
-  ended: opt(
-    obj<CanaryEnd>({ outcome: str({ enum: ["promoted", "reverted", "superseded"] }), at: text, by: text, reason: text }),
-  ),
+  ended: opt(obj<CanaryEnd>({ outcome: str({ enum: ["promoted", "reverted", "superseded"] }), at: text, by: text, reason: text })),
 });
 
 export const HISTORY_SCHEMA: Schema<TableHistoryEntry[]> = list(

@@ -244,7 +244,8 @@ async function pinOrChoose(ctx: Resolved, h: HandlerContext): Promise<Target | R
       `backend ${choice.backend.backend.id} has no ready endpoint that takes new traffic (a draining cluster's keep only their pinned sessions)`,
     );
   // A new session is stored while the upstream works; its token joins the response.
-  const newSession = session && deps ? startSession(deps, session, pinKey(choice.backend.backend), endpoint.id, ctx.served.version) : undefined;
+  const newSession =
+    session && deps ? startSession(deps, session, pinKey(choice.backend.backend), endpoint.id, ctx.served.version) : undefined;
   return { ref: choice.ref, slots, backend: choice.backend, endpoint, pinned: null, ...(newSession ? { newSession } : {}) };
 }
 

@@ -23,7 +23,7 @@ export interface StatusPageData {
   /** When the page is made (ms), for the age of a stale snapshot. */
   now: number;
   /** The canary in progress: its record (the last Cron analysis), or the pointer's canary alone before the first. */
-  canary: CanaryRecord | null;
+  canary?: CanaryRecord | null;
 }
 
 /** The canary section: both versions' figures over the same minutes, the thresholds, and the last verdict. */

@@ -62,7 +62,11 @@ async function tableOf(env: Env, name: string, version: string, held: Serving | 
   if (!parsed.ok) return parsed.reason;
   const stored = parsed.value;
   const served = isSharded(stored)
-    ? new ShardedServedTable(stored, (shard) => env.ROUTES.get(KV_KEYS.shard(name, version, shard), KV_READ.immutable), held?.current ?? null)
+    ? new ShardedServedTable(
+        stored,
+        (shard) => env.ROUTES.get(KV_KEYS.shard(name, version, shard), KV_READ.immutable),
+        held?.current ?? null,
+      )
     : wholeTable(prepareTable(stored));
   const size = isSharded(stored) ? `${stored.shards.length} shards` : `${stored.rules.length} rules`;
   console.log(`kedge: loaded table ${name}@${version} (${size})`);

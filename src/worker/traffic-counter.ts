@@ -36,7 +36,8 @@ export class TrafficCounter {
     row.requests++;
     const failed = (record.status ?? 0) >= 500;
     if (failed) row.errors++;
-    if (record.canary && record.table) this.countVersion(record.canary, record.table.slice(record.table.lastIndexOf("@") + 1), minute, failed);
+    if (record.canary && record.table)
+      this.countVersion(record.canary, record.table.slice(record.table.lastIndexOf("@") + 1), minute, failed);
   }
 
   private countVersion(canary: string, version: string, minute: number, failed: boolean): void {

@@ -115,7 +115,10 @@ export class TrafficStore extends DurableObject<Env> {
   /** How canary `id` ended, if it did. */
   endOf(id: string): CanaryEnd | null {
     const row = this.ctx.storage.sql
-      .exec<{ outcome: string; at: string; by: string; reason: string }>("SELECT outcome, at, by, reason FROM canary_ends WHERE canary = ?", id)
+      .exec<{ outcome: string; at: string; by: string; reason: string }>(
+        "SELECT outcome, at, by, reason FROM canary_ends WHERE canary = ?",
+        id,
+      )
       .toArray()[0];
     if (!row) return null;
     const outcome = row.outcome === "promoted" ? "promoted" : row.outcome === "superseded" ? "superseded" : "reverted";
@@ -136,7 +139,12 @@ export class TrafficStore extends DurableObject<Env> {
       const t = totals.find((r) => r.version === version);
       return { version, requests: t?.requests ?? 0, errors: t?.errors ?? 0 };
     };
-    return { canary: of(canary.version), current: of(current), fromMinute: minuteText(from), toMinute: minuteText(Math.floor(now / 60_000)) };
+    return {
+      canary: of(canary.version),
+      current: of(current),
+      fromMinute: minuteText(from),
+      toMinute: minuteText(Math.floor(now / 60_000)),
+    };
   }
 
   /**

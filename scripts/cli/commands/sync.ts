@@ -52,7 +52,10 @@ export function canaryLines(name: string, canary: CanaryPointer, current: string
 export function parseCanaryPercent(text: string): number {
   const percent = /^\d{1,2}$/.test(text.trim()) ? Number(text) : Number.NaN;
   if (!(percent >= 1 && percent <= 99))
-    throw new UserError(`--canary ${JSON.stringify(text)} is not a percent from 1 to 99`, "for example --canary 10 (or --canary alone: kedge.yaml's spec.rollout.percent)");
+    throw new UserError(
+      `--canary ${JSON.stringify(text)} is not a percent from 1 to 99`,
+      "for example --canary 10 (or --canary alone: kedge.yaml's spec.rollout.percent)",
+    );
   return percent;
 }
 
