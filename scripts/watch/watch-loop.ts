@@ -332,7 +332,7 @@ export class WatchLoop {
         return;
       }
     }
-    const { pushed, held } = await this.push(
+    const { pushed, held, canary } = await this.push(
       checked.plan,
       loaded.edge.name,
       current,
@@ -351,6 +351,7 @@ export class WatchLoop {
       ...base,
       table: `${loaded.edge.name}@${checked.result.table.version}`,
       pushed,
+      ...(canary ? { canary } : {}),
       ...counts,
       status:
         statuses
@@ -370,7 +371,7 @@ export class WatchLoop {
     name: string,
     current: RouteTable | null | undefined,
     canary?: CanarySettings,
-  ): Promise<{ pushed: boolean; held?: string }> {
+  ): Promise<{ pushed: boolean; held?: string; canary?: string }> {
     const next = plan.root.value.version;
     if (next === this.summary.served) return { pushed: false };
     const waiting = (holder: string) => this.io.note(`waiting for another push of table ${name}: ${holder}`);
@@ -394,7 +395,10 @@ export class WatchLoop {
     if (outcome.replacedRollback) this.io.note(overLine(name, outcome.replacedRollback.version, outcome.version));
     this.summary.served = outcome.version;
     if (outcome.changed) this.summary.pushes++;
-    return { pushed: outcome.changed };
+    return {
+      pushed: outcome.changed,
+      ...(outcome.canary && outcome.changed ? { canary: `${outcome.canary.percent}% beside ${outcome.previous}` } : {}),
+    };
   }
 
   /** The verdict back into each live cluster that answers (a stale one is written once it answers again). */
