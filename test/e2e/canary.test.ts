@@ -35,7 +35,11 @@ metadata: { name: web, namespace: shop }
 spec:
   parentRefs: [{ name: edge }]
   hostnames: [shop.example.com]
-  rules: [{ backendRefs: [{ name: web, port: 80 }] }]
+  rules:
+    - matches: [{ path: { type: PathPrefix, value: /cart } }]
+      sessionPersistence: { sessionName: cart, type: Cookie }
+      backendRefs: [{ name: web, port: 80 }]
+    - backendRefs: [{ name: web, port: 80 }]
 ---
 apiVersion: v1
 kind: Service
@@ -205,6 +209,18 @@ describe("a config canary the edge decides by itself", { timeout: 180_000 }, () 
     expect(explained.code).toBe(0);
     expect(explained.stdout).toMatch(/version: by share: 50% of new requests and sessions get the canary [0-9a-f]{20}, 50% the current/);
     expect(explained.stdout).toContain(`under the canary ${running.canary!.canary.version} (50% of new requests and sessions):`);
+    // A session that started on the canary: explain opens its token (the local state's key) and names its version.
+    let canaryCookie: string | undefined;
+    for (let i = 0; i < 40 && !canaryCookie; i++) {
+      const response = await gateway.miniflare.dispatchFetch("http://shop.example.com/cart");
+      const answer = (await response.json()) as EchoResponse;
+      if (answer.endpoint === "stable") canaryCookie = response.headers.get("set-cookie")!.split(";")[0];
+    }
+    expect(canaryCookie).toMatch(/^cart=/);
+    const bySession = await ws.kedge("explain", "--host", "shop.example.com", "--path", "/cart", "--cookie", canaryCookie!);
+    expect(bySession.stdout).toContain(
+      `version: its session started on the canary ${running.canary!.canary.version}: it stays on ${running.canary!.canary.version} until the canary ends`,
+    );
 
     const promoted = await ws.kedge("promote");
     expect(promoted.code).toBe(0);

@@ -261,11 +261,9 @@ export const explainCommand = command<ExplainOptions>({
     const current = await explainOn(table);
     const underCanary = canary ? await explainOn(canary.table) : undefined;
     // As the Worker decides: a session token that opens names the version its session started on.
-    const sessionOn = current.pinned?.checked
-      ? current.pinned.version
-      : underCanary?.pinned?.checked
-        ? underCanary.pinned.version
-        : undefined;
+    // A session from before versions were sealed in pins ("") stays on the current version, as in the Worker.
+    const opened = current.pinned?.checked ? current.pinned : underCanary?.pinned?.checked ? underCanary.pinned : undefined;
+    const sessionOn = opened ? (opened.version ?? "") : undefined;
     const choice: VersionChoice | undefined = canary && {
       current: table.version,
       canary: { id: canary.spec.id, version: canary.spec.version, percent: canary.spec.percent },
