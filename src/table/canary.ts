@@ -102,6 +102,8 @@ export const canaryId = (version: string, startedAt: Date): string => `${version
 
 const rate = (f: VersionFigures): number => (f.requests > 0 ? f.errors / f.requests : 0);
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+/** A difference of two rates, in percentage points: 0.02 is "2.0". */
+const points = (x: number): string => (x * 100).toFixed(1);
 
 /** `12 of 140 (8.6%)` */
 export const figuresText = (f: VersionFigures): string => `${f.errors} of ${f.requests} (${pct(rate(f))})`;
@@ -129,9 +131,12 @@ export function analyseCanary(analysis: CanaryAnalysis, figures: CanaryFigures, 
     return { decision: "wait", reason: `${compared}: waiting for ${analysis.minRequests - canary.requests} more canary requests` };
   const increase = rate(canary) - rate(current);
   const z = increaseZ(figures);
-  const allowed = `${pct(analysis.maxErrorRateIncrease)} points`;
+  const allowed = `${points(analysis.maxErrorRateIncrease)} points`;
   if (increase > analysis.maxErrorRateIncrease && z >= MIN_Z)
-    return { decision: "revert", reason: `${compared}: error rate ${pct(increase)} points higher (allowed ${allowed}, z ${z.toFixed(1)})` };
+    return {
+      decision: "revert",
+      reason: `${compared}: error rate ${points(increase)} points higher (allowed ${allowed}, z ${z.toFixed(1)})`,
+    };
   if (elapsedMs < analysis.windowMs)
     return {
       decision: "wait",

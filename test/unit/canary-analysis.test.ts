@@ -35,7 +35,7 @@ describe("the canary's analysis", () => {
     const verdict = analyseCanary(ANALYSIS, figures([120, 120], [1080, 1]), 10_000);
     expect(verdict.decision).toBe("revert");
     expect(verdict.reason).toMatch(
-      /canary c{12} 120 of 120 \(100\.0%\) vs current s{12} 1 of 1080 \(0\.1%\): error rate 99\.9% points higher/,
+      /canary c{12} 120 of 120 \(100\.0%\) vs current s{12} 1 of 1080 \(0\.1%\): error rate 99\.9 points higher \(allowed 2\.0 points, z \d+\.\d\)/,
     );
   });
 

@@ -7,7 +7,7 @@ import { withStore } from "../../store/open-store";
 import type { RollbackMarker, TableHistoryEntry } from "../../../src/table/route-table";
 import { readHistory, readPointerWithCanary } from "../../store/publish";
 import { canaryLine, readCanaryRecords } from "../../store/canary-store";
-import type { CanaryPointer, CanaryRecord } from "../../../src/table/canary";
+import { type CanaryPointer, type CanaryRecord, EDGE_ANALYSIS } from "../../../src/table/canary";
 import { count } from "../../report/report";
 import { command, EXIT } from "../command";
 import { OUTPUT_FLAGS, type OutputOptions, storeTarget, TARGET_FLAGS, type TargetOptions } from "../flags";
@@ -42,9 +42,11 @@ function entryLines(
   return e.canary ? [line, `      ${canaryLine(e.canary.percent, records.get(e.canary.id) ?? null)}`] : [line];
 }
 
-/** The line that says the served version is a rollback by hand. */
+/** The line that says the served version is a rollback by hand, or serves again because the edge reverted a canary. */
 export const rollbackLine = (served: string, mark: RollbackMarker): string =>
-  `${served} was rolled back to by hand (from ${mark.from}, ${mark.at}, by ${mark.by}): \`kedge sync --watch\` does not push over it until the clusters or the config change; the next push ends it`;
+  mark.by === EDGE_ANALYSIS
+    ? `${served} serves again: the canary ${mark.from} was reverted by the edge (canary analysis) at ${mark.at}; \`kedge sync --watch\` does not push it again until the clusters or the config change; the next push ends the mark`
+    : `${served} was rolled back to by hand (from ${mark.from}, ${mark.at}, by ${mark.by}): \`kedge sync --watch\` does not push over it until the clusters or the config change; the next push ends it`;
 
 export const historyCommand = command<TargetOptions & OutputOptions>({
   name: "history",
