@@ -122,11 +122,12 @@ async function statusAnswer(request: Request, line: RequestFacts["line"], servin
 async function routeOn(served: ServedTable, line: RequestFacts["line"], request: Request, h: HandlerContext) {
   const { method, scheme, host, path } = line;
   const protocol = scheme === "https" ? "HTTPS" : "HTTP";
+  // Named first: a version whose shard cannot be read (503) is counted against that version.
+  h.record.table = `${served.name}@${served.version}`;
   const finding = served.forHost(protocol, host);
   const prepared = finding instanceof Promise ? await finding : finding;
   const query = lazyQuery(line.search);
   const match = prepared && matchRequest(prepared, { protocol, host, path, method, headers: request.headers, query, port: line.port });
-  h.record.table = `${served.name}@${served.version}`;
   if (!prepared || !match) throw new GatewayError("ROUTE_NOT_FOUND", `no route matches ${method} ${host}${path}`);
   return { served, prepared, match };
 }
