@@ -169,3 +169,10 @@ export function readLocalWorkerOptions(configPath: string, env?: string): LocalW
     durableObjects,
   };
 }
+
+/** The Cron Triggers of the top-level config (`[triggers] crons`), which `kedge dev` fires locally (dev/local-cron.ts). */
+export function readCrons(configPath: string): string[] {
+  const { top } = readConfig(configPath);
+  const triggers = isTable(top.triggers) ? top.triggers : {};
+  return Array.isArray(triggers.crons) ? triggers.crons.filter((c): c is string => typeof c === "string") : [];
+}

@@ -1,7 +1,8 @@
 /**
  * @module Serves the real Worker in workerd through Miniflare: bundled with esbuild, configured from
- * wrangler.toml, with KV and Durable Objects persisted where `wrangler dev --persist-to DIR` keeps them.
- * Used by `npm start`, the end-to-end tests and the benchmark.
+ * wrangler.toml, with KV and Durable Objects persisted where `wrangler dev --persist-to DIR` keeps them, and
+ * the config's Cron Triggers fired through Miniflare (local-cron.ts): on their schedule for `kedge dev` and
+ * `npm start`, on demand (`cron.tick()`) for the tests. Used by `npm start`, the end-to-end tests and the benchmark.
  */
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -12,7 +13,9 @@ import type { Miniflare, WorkerOptions } from "miniflare";
 import { localSessionKey } from "./local-session-key";
 import { fromPackage, packageRoot, resolvePeer } from "../lib/package-files";
 import { type NetworkAddresses, networkStandIns } from "./network-stand-in";
-import { readLocalWorkerOptions } from "../config/wrangler-config";
+import { readCrons, readLocalWorkerOptions } from "../config/wrangler-config";
+import { CronSyntaxError, LocalCron } from "./local-cron";
+import { UserError } from "../lib/user-error";
 import { WORKER_BUILD_OPTIONS } from "./worker-build.mjs";
 
 /** Bundles src/index.ts (or another entry) into one ES module for workerd; returns its path. */
@@ -50,11 +53,22 @@ export interface LocalGatewayOptions {
    * workerd still goes with the process however it ends.
    */
   ownSignals?: boolean;
+  /**
+   * The wrangler config's Cron Triggers: `schedule` fires them at their times, as Cloudflare does (`kedge dev`,
+   * `npm start`); `manual` (the default) only when `cron.tick()` is called (tests, the benchmark).
+   */
+  cron?: "schedule" | "manual";
+  /** The clock the schedule reads (tests move it ahead to reach a minute boundary sooner). */
+  clock?: () => number;
+  /** Told when a scheduled run fails. */
+  onCronError?: (cron: string, error: unknown) => void;
 }
 
 export interface LocalGateway {
   url: URL;
   miniflare: Miniflare;
+  /** The Worker's Cron Triggers, fired through Miniflare (on schedule, or by `tick()`). */
+  cron: LocalCron;
   dispose(): Promise<void>;
 }
 
@@ -123,7 +137,35 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
         ...(options.extraWorkers ?? []),
       ],
     });
-  const miniflare = options.ownSignals ? withoutNewSignalListeners(create) : create();
+  const wranglerConfig = options.wranglerConfig ?? join(packageRoot(), "wrangler.toml");
+  let miniflare: Miniflare | undefined;
+  const fire = async (cron: string, scheduledTime: number) => {
+    const worker = await miniflare!.getWorker("kedge");
+    await worker.scheduled({ cron, scheduledTime: new Date(scheduledTime) });
+  };
+  let cron: LocalCron;
+  try {
+    cron = new LocalCron(readCrons(wranglerConfig), fire, {
+      ...(options.clock ? { now: options.clock } : {}),
+      ...(options.onCronError ? { onError: options.onCronError } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof CronSyntaxError)) throw error;
+    throw new UserError(
+      `${wranglerConfig}: ${error.message}`,
+      "fix [triggers] crons (five fields: minute hour day-of-month month day-of-week)",
+    );
+  }
+  miniflare = options.ownSignals ? withoutNewSignalListeners(create) : create();
   const url = await miniflare.ready;
-  return { url, miniflare, dispose: () => miniflare.dispose() };
+  if (options.cron === "schedule") cron.start();
+  return {
+    url,
+    miniflare,
+    cron,
+    dispose: async () => {
+      await cron.stop();
+      await miniflare!.dispose();
+    },
+  };
 }

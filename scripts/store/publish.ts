@@ -4,6 +4,8 @@
  * so a sync stopped at any point loses nothing; pushes of one table take turns (the lease), and none loses
  * another's history entry. Each entry keeps a one-line summary of what its version changed from the one served
  * before it. Reading the pointer, the history and kept versions is here too (rollback.ts moves the pointer back).
+ * A push with `canary` writes the pointer naming both versions: the current one stays, the new one gets the
+ * canary's share until the edge (or `kedge promote`/`rollback`) ends it; any push ends a canary in progress.
  */
 import { joinShards, type StoragePlan } from "../../src/table/shard-table";
 import { HISTORY_LIMIT, KV_KEYS } from "../../src/table/kv-keys";
@@ -17,6 +19,8 @@ import {
   type TablePointer,
 } from "../../src/table/route-table";
 import { asWriter, type KvStore } from "./kv-store";
+import { byCommand, type CanarySettings, endCanary, newCanary, type PointerRead, resolvePointer } from "./canary-store";
+import type { CanaryPointer } from "../../src/table/canary";
 import { type LeaseOptions, takeLease } from "./push-lease";
 import { StorageError } from "../lib/user-error";
 import { diffTables } from "../report/diff-tables";
@@ -35,6 +39,12 @@ export interface PushOutcome {
   replacedRollback?: RollbackMarker & { version: string };
   /** Set when nothing was written because `holdFor` left a rollback by hand in place. */
   held?: RollbackHold;
+  /** The canary this push started: the edge serves it to its share beside `previous`. */
+  canary?: CanaryPointer;
+  /** Why a push asked to be a canary went out as the current version instead (nothing served yet). */
+  canaryRefused?: string;
+  /** The canary in progress this push ended (superseded): its version. */
+  supersededCanary?: string;
   pruned: string[];
   /** The table's history after the push, newest first (what a push wrote; not read again). */
   history: TableHistoryEntry[];
@@ -52,8 +62,15 @@ async function readJson(kv: KvStore, key: string): Promise<unknown> {
   }
 }
 
+/** The pointer in force (a canary its record says ended folded in), or null when the table was never written. */
 export async function readPointer(kv: KvStore, name: string): Promise<TablePointer | null> {
-  return parsePointerText(await kv.get(KV_KEYS.current(name)));
+  return (await readPointerWithCanary(kv, name))?.pointer ?? null;
+}
+
+/** The pointer in force, with the canary in progress (and its record) or the one that just ended. */
+export async function readPointerWithCanary(kv: KvStore, name: string): Promise<PointerRead | null> {
+  const stored = parsePointerText(await kv.get(KV_KEYS.current(name)));
+  return stored ? resolvePointer(kv, name, stored) : null;
 }
 
 function parsePointerText(text: string | null): TablePointer | null {
@@ -195,15 +212,22 @@ async function putVerified(kv: KvStore, entries: [key: string, text: string][]):
   });
 }
 
-/** The pointer's text; a rollback by hand carries its marker (a push writes none, which ends the marker). */
-export function pointerFor(version: string, schemaVersion: number, now: Date, rolledBack?: RollbackMarker): string {
+/**
+ * The pointer's text; a rollback by hand carries its marker (a push writes none, which ends the marker), a canary
+ * push names its canary beside the current version.
+ */
+export function pointerFor(version: string, schemaVersion: number, now: Date, rolledBack?: RollbackMarker, canary?: CanaryPointer): string {
   return JSON.stringify({
     version,
     schemaVersion,
     updatedAt: now.toISOString(),
     ...(rolledBack ? { rolledBack } : {}),
+    ...(canary ? { canary } : {}),
   } satisfies TablePointer);
 }
+
+/** The history without `version`'s entry (a version pushed again moves to the top). */
+const kept0 = (entries: TableHistoryEntry[], version: string): TableHistoryEntry[] => entries.filter((e) => e.version !== version);
 
 /** How long a push waits for another push of the same table before it gives up (exit 2). */
 export const PUSH_WAIT_MS = 120_000;
@@ -220,6 +244,8 @@ export interface PushOptions extends Omit<LeaseOptions, "readWith"> {
    * in place, and nothing is written; null to push (`sync --watch`, watch/rollback-hold.ts).
    */
   holdFor?: (pointer: TablePointer | null) => RollbackHold | null;
+  /** Push as a canary (`sync --canary`): the share and the analysis settings. */
+  canary?: CanarySettings;
 }
 
 /**
@@ -236,15 +262,20 @@ export function pushTable(
 }
 
 async function pushHeld(kv: KvStore, plan: StoragePlan, now: Date, options: PushOptions): Promise<PushOutcome> {
-  const { served, holdFor, ...guard } = options;
+  const { served, holdFor, canary: asCanary, ...guard } = options;
   const root = plan.root.value;
   const name = root.name;
   const lease = await takeLease(kv, name, { ...guard, readWith: [KV_KEYS.current(name), KV_KEYS.history(name)] });
   try {
     const [pointerText, historyText] = lease.values;
-    const pointer = parsePointerText(pointerText ?? null);
-    const held = pointer?.version === root.version ? null : (holdFor?.(pointer) ?? null);
-    if (pointer?.version === root.version || held) {
+    const stored = parsePointerText(pointerText ?? null);
+    const resolved: PointerRead | null = stored && (await resolvePointer(kv, name, stored));
+    const pointer = resolved?.pointer ?? null;
+    const running = resolved?.running;
+    // Nothing to write: this version is served and no canary runs beside it, or it is the canary in progress.
+    const unchanged = running ? asCanary !== undefined && running.canary.version === root.version : pointer?.version === root.version;
+    const held = unchanged ? null : (holdFor?.(pointer) ?? null);
+    if (unchanged || held) {
       const read = await readHistory(kv, name, { text: historyText ?? null, pointer });
       return {
         changed: false,
@@ -252,6 +283,7 @@ async function pushHeld(kv: KvStore, plan: StoragePlan, now: Date, options: Push
         pruned: [],
         history: read.entries,
         ...(held ? { held } : {}),
+        ...(unchanged && running ? { canary: running.canary } : {}),
         ...(read.problem ? { historyProblem: read.problem } : {}),
       };
     }
@@ -267,7 +299,15 @@ async function pushHeld(kv: KvStore, plan: StoragePlan, now: Date, options: Push
     const summary = changeSummary(diffTables(before, plan.table), before, plan.table);
     // Read again right before it is written: a push that got past the lease meanwhile keeps its entry.
     const read = await readHistory(kv, name, { pointer });
-    const history = read.entries.filter((e) => e.version !== root.version);
+    const history = kept0(read.entries, root.version);
+    // A canary needs a version served beside it, and differs from it; else the push goes out as the current version.
+    const canary = asCanary && pointer && pointer.version !== root.version ? newCanary(root.version, asCanary, now) : undefined;
+    const canaryRefused =
+      asCanary && !canary
+        ? pointer
+          ? "it is the version served now"
+          : "no version is served yet, so there is nothing to compare it with"
+        : undefined;
     history.unshift({
       version: root.version,
       writtenAt: now.toISOString(),
@@ -276,19 +316,34 @@ async function pushHeld(kv: KvStore, plan: StoragePlan, now: Date, options: Push
       ...(plan.shards.length > 0 ? { shards: plan.shards.length } : {}),
       summary,
       ...(pointer ? { previous: pointer.version } : {}),
+      ...(canary ? { canary: { id: canary.id, percent: canary.percent } } : {}),
     });
     const kept = history.slice(0, HISTORY_LIMIT);
     await kv.put(KV_KEYS.history(name), JSON.stringify(kept));
-    await kv.put(KV_KEYS.current(name), pointerFor(root.version, root.schemaVersion, now));
+    // A canary in progress ends here: a new canary or a new current version replaces it.
+    if (running)
+      await endCanary(kv, name, running, pointer!.version, {
+        outcome: "superseded",
+        at: now.toISOString(),
+        by: byCommand("sync"),
+        reason: `replaced by a push of ${root.version}${canary ? " as a new canary" : ""}`,
+      });
+    await kv.put(
+      KV_KEYS.current(name),
+      canary
+        ? pointerFor(pointer!.version, pointer!.schemaVersion, now, undefined, canary)
+        : pointerFor(root.version, root.schemaVersion, now),
+    );
     // Only after the pointer moved: drop versions that fell out of the history, never one a pointer names.
     let dropped = history.slice(HISTORY_LIMIT).filter((e) => e.version !== root.version);
     if (dropped.length > 0) {
-      const served = (await readPointer(kv, name))?.version;
-      dropped = dropped.filter((e) => e.version !== served);
+      const now = await readPointer(kv, name);
+      dropped = dropped.filter((e) => e.version !== now?.version && e.version !== now?.canary?.version);
     }
     for (const entry of dropped) {
       await kv.delete(KV_KEYS.blob(name, entry.version));
       for (let i = 0; i < (entry.shards ?? 0); i++) await kv.delete(KV_KEYS.shard(name, entry.version, i));
+      if (entry.canary) await kv.delete(KV_KEYS.canary(name, entry.canary.id));
     }
     return {
       changed: true,
@@ -296,6 +351,9 @@ async function pushHeld(kv: KvStore, plan: StoragePlan, now: Date, options: Push
       previous: pointer?.version,
       summary,
       ...(pointer?.rolledBack ? { replacedRollback: { ...pointer.rolledBack, version: pointer.version } } : {}),
+      ...(canary ? { canary } : {}),
+      ...(canaryRefused ? { canaryRefused } : {}),
+      ...(running ? { supersededCanary: running.canary.version } : {}),
       pruned: dropped.map((e) => e.version),
       history: kept,
       ...(read.problem ? { historyProblem: read.problem } : {}),

@@ -3,13 +3,15 @@
  * is an operator's act, and the pointer says so (`rolledBack`: which version it undid, when, who): a running
  * `sync --watch` reads the mark and does not push over it until the clusters or the config change again
  * (watch/rollback-hold.ts). The next push, by the watch or by hand, writes a pointer without the mark. It takes
- * its turn with pushes as a push does: local state's lock, then the table's lease.
+ * its turn with pushes as a push does: local state's lock, then the table's lease. With a canary in progress, a
+ * rollback reverts it: the edge keeps the current version, marked as rolled back from the canary's.
  */
 import { KV_KEYS } from "../../src/table/kv-keys";
 import type { RollbackMarker, RouteTable } from "../../src/table/route-table";
 import { asWriter, type KvStore } from "./kv-store";
 import { pushHolder, takeLease } from "./push-lease";
-import { PUSH_WAIT_MS, pointerFor, readHistory, readPointer, readTable } from "./publish";
+import { PUSH_WAIT_MS, pointerFor, readHistory, readPointerWithCanary, readTable } from "./publish";
+import { byCommand, endCanary } from "./canary-store";
 import { resolveVersion } from "./version-prefix";
 import { UserError } from "../lib/user-error";
 
@@ -20,6 +22,8 @@ export interface RollbackOutcome {
   current: RouteTable | null;
   /** The mark the pointer carries after it (absent when the rollback went back to the version it had undone). */
   rolledBack?: RollbackMarker;
+  /** The canary in progress that this rollback reverted: its version. */
+  revertedCanary?: string;
   historyProblem?: string;
 }
 
@@ -51,7 +55,9 @@ export async function rollbackTable(
 
 async function rollbackHeld(kv: KvStore, name: string, version: string | undefined, options: RollbackOptions): Promise<RollbackOutcome> {
   const now = options.now ?? new Date();
-  const pointer = await readPointer(kv, name);
+  const withCanary = await readPointerWithCanary(kv, name);
+  const pointer = withCanary?.pointer ?? null;
+  const running = withCanary?.running;
   const read = await readHistory(kv, name, { pointer });
   const history = read.entries;
   let target =
@@ -62,6 +68,8 @@ async function rollbackHeld(kv: KvStore, name: string, version: string | undefin
           history.map((e) => e.version),
           name,
         );
+  // A canary in progress is what a rollback undoes first: the current version stays, the canary goes.
+  if (target === undefined && running) target = pointer!.version;
   if (target === undefined) {
     const at = history.findIndex((e) => e.version === pointer?.version);
     target = history[at + 1]?.version;
@@ -81,15 +89,24 @@ async function rollbackHeld(kv: KvStore, name: string, version: string | undefin
   }
   const current = pointer ? await readTable(kv, name, pointer.version) : null;
   // Several rollbacks in a row undo the version served before the first; going back to that one ends the mark.
-  const undone = pointer?.rolledBack?.from ?? pointer?.version;
+  // Reverting a canary undoes the canary's version.
+  const undone = running ? running.canary.version : (pointer?.rolledBack?.from ?? pointer?.version);
   const rolledBack = undone !== undefined && undone !== target ? { from: undone, at: now.toISOString(), by: pushHolder() } : undefined;
-  const moved = pointer?.version !== target;
+  const moved = pointer?.version !== target || running !== undefined;
+  if (!options.dryRun && running)
+    await endCanary(kv, name, running, pointer!.version, {
+      outcome: "reverted",
+      at: now.toISOString(),
+      by: byCommand("rollback"),
+      reason: `reverted by hand to ${target}`,
+    });
   if (!options.dryRun && moved) await kv.put(KV_KEYS.current(name), pointerFor(target, table.schemaVersion, now, rolledBack));
   return {
-    from: pointer?.version,
+    from: running ? running.canary.version : pointer?.version,
     to: target,
     table,
-    current,
+    current: running ? await readTable(kv, name, running.canary.version) : current,
+    ...(running ? { revertedCanary: running.canary.version } : {}),
     ...(moved ? (rolledBack ? { rolledBack } : {}) : pointer?.rolledBack ? { rolledBack: pointer.rolledBack } : {}),
     ...(read.problem ? { historyProblem: read.problem } : {}),
   };

@@ -3,9 +3,11 @@
  * with the version it undid (store/rollback.ts). While the watch would push that same version again (its last
  * push, or for a watch started after the rollback, the version the mark names), nothing changed since the
  * rollback but the operator's mind: the watch holds, and says so once. When the clusters or the config change,
- * the table it would push is another one, and it pushes as always (which ends the mark).
+ * the table it would push is another one, and it pushes as always (which ends the mark). A canary the edge reverted
+ * reads as the same mark (canary.ts `effectivePointer`), so `sync --watch --canary` does not push it again either.
  */
 import type { TablePointer } from "../../src/table/route-table";
+import { EDGE_ANALYSIS } from "../../src/table/canary";
 import type { RollbackHold } from "../store/publish";
 
 /**
@@ -20,9 +22,11 @@ export function rollbackHold(pointer: TablePointer | null, next: string, lastPus
   return unchanged ? { ...mark, to: pointer.version } : null;
 }
 
-/** The log line of a hold, said once per rollback. */
+/** The log line of a hold, said once per rollback (or canary the edge reverted). */
 export const holdLine = (table: string, hold: RollbackHold): string =>
-  `table ${table} was rolled back by hand to ${hold.to} (from ${hold.from}, ${hold.at}, by ${hold.by}): this watch does not push over it until the clusters or the config change`;
+  hold.by === EDGE_ANALYSIS
+    ? `table ${table}: the canary ${hold.from} was reverted by the edge (${hold.at}), ${hold.to} serves: this watch does not push it again until the clusters or the config change`
+    : `table ${table} was rolled back by hand to ${hold.to} (from ${hold.from}, ${hold.at}, by ${hold.by}): this watch does not push over it until the clusters or the config change`;
 
 /** The log line of a push that ends a rollback by hand. */
 export const overLine = (table: string, rolledBackTo: string, next: string): string =>
@@ -59,7 +63,7 @@ export class RollbackNotices {
       time: new Date().toISOString(),
       table: `${table}@${hold.to}`,
       pushed: false,
-      held: `rolled back by hand to ${hold.to}`,
+      held: hold.by === EDGE_ANALYSIS ? `canary ${hold.from} reverted by the edge` : `rolled back by hand to ${hold.to}`,
     });
   }
 

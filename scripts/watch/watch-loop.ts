@@ -9,7 +9,9 @@
  * been listed once nothing is pushed (a restart during an outage must not drop a cluster), unless the
  * stale bound passes first. A rollback by hand (`kedge rollback`, which the watch leaves room for: local
  * state's lock is held only while it pushes) is left in place until the clusters or the config change again
- * (rollback-hold.ts), and said once in the log. SIGTERM or SIGINT lets a cycle in progress finish its push
+ * (rollback-hold.ts), and said once in the log. With `--canary` each change goes out as a canary, which the edge
+ * promotes or reverts by itself; a reverted canary marks the pointer as rolled back from its version, so the watch
+ * holds it exactly as it holds a rollback by hand, until the config changes. SIGTERM or SIGINT lets a cycle in progress finish its push
  * (the pointer moves last either way), then stops. One structured record per cycle.
  */
 import { watch as watchFiles, type FSWatcher } from "node:fs";
@@ -25,6 +27,7 @@ import type { StoreOpenedAhead, StoreTarget } from "../store/open-store";
 import { largeDrop } from "../checks/large-drop";
 import { PUSH_WAIT_MS, pushTable, readCurrentTable, readPointer } from "../store/publish";
 import { overLine, rollbackHold, RollbackNotices } from "./rollback-hold";
+import { type CanarySettings, canarySettings } from "../store/canary-store";
 import type { RouteTable } from "../../src/table/route-table";
 import { errorCount } from "../report/report";
 import { UserError } from "../lib/user-error";
@@ -40,6 +43,8 @@ export interface WatchSettings {
   writeStatus: boolean;
   /** How often the pointer is read between cycles, to say at once that the edge was rolled back by hand (0: never). */
   rollbackPollMs?: number;
+  /** `--canary [PERCENT]`: each change goes out as a canary (true: kedge.yaml's spec.rollout.percent). */
+  canary?: number | true;
 }
 
 /** Where a watch writes: lines for a person, and one record per cycle. */
@@ -327,7 +332,12 @@ export class WatchLoop {
         return;
       }
     }
-    const { pushed, held } = await this.push(checked.plan, loaded.edge.name, current);
+    const { pushed, held, canary } = await this.push(
+      checked.plan,
+      loaded.edge.name,
+      current,
+      canarySettings(this.settings.canary, loaded.edge.rollout),
+    );
     if (held) {
       this.io.record({ ...base, table: `${loaded.edge.name}@${checked.result.table.version}`, pushed: false, held, ...counts });
       this.scheduleStaleBound(Date.now());
@@ -341,6 +351,7 @@ export class WatchLoop {
       ...base,
       table: `${loaded.edge.name}@${checked.result.table.version}`,
       pushed,
+      ...(canary ? { canary } : {}),
       ...counts,
       status:
         statuses
@@ -359,7 +370,8 @@ export class WatchLoop {
     plan: Parameters<typeof pushTable>[1],
     name: string,
     current: RouteTable | null | undefined,
-  ): Promise<{ pushed: boolean; held?: string }> {
+    canary?: CanarySettings,
+  ): Promise<{ pushed: boolean; held?: string; canary?: string }> {
     const next = plan.root.value.version;
     if (next === this.summary.served) return { pushed: false };
     const waiting = (holder: string) => this.io.note(`waiting for another push of table ${name}: ${holder}`);
@@ -369,9 +381,12 @@ export class WatchLoop {
         waitMs: PUSH_WAIT_MS,
         waiting,
         ...(current !== undefined ? { served: current } : {}),
+        ...(canary ? { canary } : {}),
         holdFor: (pointer) => rollbackHold(pointer, next, lastPushed),
       }),
     );
+    if (outcome.canary && outcome.changed)
+      this.io.note(`table ${name}@${outcome.version} went out as a canary (${outcome.canary.percent}%): the edge promotes or reverts it`);
     if (outcome.historyProblem) this.io.note(`! ${outcome.historyProblem}`);
     if (outcome.held) {
       this.rollbacks.say(name, outcome.held);
@@ -380,7 +395,10 @@ export class WatchLoop {
     if (outcome.replacedRollback) this.io.note(overLine(name, outcome.replacedRollback.version, outcome.version));
     this.summary.served = outcome.version;
     if (outcome.changed) this.summary.pushes++;
-    return { pushed: outcome.changed };
+    return {
+      pushed: outcome.changed,
+      ...(outcome.canary && outcome.changed ? { canary: `${outcome.canary.percent}% beside ${outcome.previous}` } : {}),
+    };
   }
 
   /** The verdict back into each live cluster that answers (a stale one is written once it answers again). */

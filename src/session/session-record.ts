@@ -7,6 +7,8 @@ export interface SessionRecord {
   endpoint: string;
   createdAt: number;
   lastSeen: number;
+  /** The table version the session started on (sealed in its pin): it stays there while a canary of it runs. */
+  version?: string;
   absoluteTimeoutMs?: number;
   idleTimeoutMs?: number;
 }

@@ -18,11 +18,15 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const PIN_KEY_INFO = encoder.encode("kedge session pin v1");
 
-/** What a token pins: the table backend, the endpoint in it, and when the session started (ms). */
+/**
+ * What a token pins: the table backend, the endpoint in it, when the session started (ms), and the table version
+ * it started on (absent in tokens sealed before canaries), which keeps it on that version while a canary runs.
+ */
 export interface Pin {
   backend: string;
   endpoint: string;
   createdAt: number;
+  version?: string;
 }
 
 /** An opened token: its session id, and its pin unless it is of the earliest form. */
@@ -87,7 +91,9 @@ export function newSessionId(): string {
 /** A token for session `id` of `scope` that carries its pin, sealed. */
 export async function sealToken(keys: SessionKeys, scope: string, id: string, pin: Pin): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const plain = encoder.encode(JSON.stringify([pin.backend, pin.endpoint, pin.createdAt]));
+  const fields =
+    pin.version === undefined ? [pin.backend, pin.endpoint, pin.createdAt] : [pin.backend, pin.endpoint, pin.createdAt, pin.version];
+  const plain = encoder.encode(JSON.stringify(fields));
   const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: encoder.encode(scope) }, await pinKey(keys, id), plain);
   const out = new Uint8Array(IV_BYTES + sealed.byteLength);
   out.set(iv);
@@ -115,14 +121,15 @@ export function tokenId(token: string): string | null {
   return (SEALED.exec(token) ?? SIGNED.exec(token))?.[1] ?? null;
 }
 
-/** A pin as `[backend, endpoint, createdAt]` JSON in base64url (signed form) or as bytes (opened), or null. */
+/** A pin as `[backend, endpoint, createdAt, version?]` JSON in base64url (signed form) or as bytes (opened), or null. */
 function parsePin(encoded: string | ArrayBuffer): Pin | null {
   try {
     const value: unknown = JSON.parse(decoder.decode(typeof encoded === "string" ? fromBase64url(encoded) : encoded));
-    if (!Array.isArray(value) || value.length !== 3) return null;
-    const [backend, endpoint, createdAt] = value as unknown[];
+    if (!Array.isArray(value) || (value.length !== 3 && value.length !== 4)) return null;
+    const [backend, endpoint, createdAt, version] = value as unknown[];
     if (typeof backend !== "string" || typeof endpoint !== "string" || typeof createdAt !== "number") return null;
-    return { backend, endpoint, createdAt };
+    if (version !== undefined && typeof version !== "string") return null;
+    return { backend, endpoint, createdAt, ...(version !== undefined ? { version } : {}) };
   } catch {
     return null;
   }

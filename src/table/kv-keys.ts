@@ -15,6 +15,12 @@ export const KV_KEYS = {
   history: (table: string): string => `table/${table}/history`,
   /** Who is pushing the table now (`kedge sync`'s lease): other pushes wait for it or stop. */
   lease: (table: string): string => `table/${table}/lease`,
+  /**
+   * One canary's record (canary.ts): its figures and verdict, written by the Worker's Cron analysis each tick, and
+   * how it ended (by the edge, `kedge promote`/`rollback`, or a push that replaced it). Keyed by the canary's id,
+   * so a decision can only apply to the pointer that started that canary.
+   */
+  canary: (table: string, id: string): string => `table/${table}/canary/${id}`,
   /** Every key of one table (versions, shards, pointer, history, lease), for listing. */
   tablePrefix: (table: string): string => `table/${table}/`,
   /** Active health-check results, written by the Worker's Cron Trigger, read with the pointer. */

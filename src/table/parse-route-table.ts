@@ -3,7 +3,15 @@
  * nothing it reads: a blob of another schema version or a malformed one is rejected with a reason, and the
  * caller keeps the last good table.
  */
-import { HEALTH_RECORD_SCHEMA, HISTORY_SCHEMA, POINTER_SCHEMA, ROUTE_TABLE_SCHEMA, SHARDED_TABLE_SCHEMA } from "./route-table-schema";
+import type { CanaryRecord } from "./canary";
+import {
+  CANARY_RECORD_SCHEMA,
+  HEALTH_RECORD_SCHEMA,
+  HISTORY_SCHEMA,
+  POINTER_SCHEMA,
+  ROUTE_TABLE_SCHEMA,
+  SHARDED_TABLE_SCHEMA,
+} from "./route-table-schema";
 import {
   type HealthRecord,
   SCHEMA_VERSION,
@@ -86,7 +94,8 @@ export function parseTablePointer(raw: unknown): ParseResult<TablePointer> {
   if (!conforms(raw, POINTER_SCHEMA)) return { ok: false, reason: "pointer must be {version, schemaVersion, updatedAt}" };
   const p = raw;
   const marked = p.rolledBack ? { rolledBack: { from: p.rolledBack.from, at: p.rolledBack.at, by: p.rolledBack.by } } : {};
-  return { ok: true, value: { version: p.version, schemaVersion: p.schemaVersion, updatedAt: p.updatedAt, ...marked } };
+  const canary = p.canary ? { canary: p.canary } : {};
+  return { ok: true, value: { version: p.version, schemaVersion: p.schemaVersion, updatedAt: p.updatedAt, ...marked, ...canary } };
 }
 
 export function parseTableHistory(raw: unknown): ParseResult<TableHistoryEntry[]> {
@@ -101,6 +110,7 @@ export function parseTableHistory(raw: unknown): ParseResult<TableHistoryEntry[]
       ...(e.shards !== undefined ? { shards: e.shards } : {}),
       ...(e.summary !== undefined ? { summary: e.summary } : {}),
       ...(e.previous !== undefined ? { previous: e.previous } : {}),
+      ...(e.canary !== undefined ? { canary: { id: e.canary.id, percent: e.canary.percent } } : {}),
     })),
   };
 }
@@ -108,4 +118,9 @@ export function parseTableHistory(raw: unknown): ParseResult<TableHistoryEntry[]
 /** The health record, or null when it is absent or malformed (the Worker then keeps what it knew). */
 export function parseHealthRecord(raw: unknown): HealthRecord | null {
   return conforms(raw, HEALTH_RECORD_SCHEMA) ? { updatedAt: raw.updatedAt, unhealthy: raw.unhealthy } : null;
+}
+
+/** A canary's record, or null when it is absent or malformed (a reader then acts on the pointer alone). */
+export function parseCanaryRecord(raw: unknown): CanaryRecord | null {
+  return conforms(raw, CANARY_RECORD_SCHEMA) ? raw : null;
 }

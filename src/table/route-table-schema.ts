@@ -32,6 +32,7 @@ import type {
   TablePointer,
 } from "./route-table";
 import { SCHEMA_VERSION } from "./route-table";
+import type { CanaryAnalysis, CanaryEnd, CanaryFigures, CanaryPointer, CanaryRecord, CanaryVerdict, VersionFigures } from "./canary";
 import { bool, int, intLiteral, list, literal, map, num, obj, opt, type Schema, str, union } from "./structural-schema";
 
 const text = str();
@@ -215,11 +216,32 @@ export const SHARDED_TABLE_SCHEMA: Schema<ShardedTable> = obj<ShardedTable>({
   healthChecks: opt(HEALTH_CHECKS),
 });
 
+const CANARY_POINTER = obj<CanaryPointer>({
+  id: text,
+  version: text,
+  percent: num(0, 100),
+  startedAt: text,
+  by: text,
+  analysis: obj<CanaryAnalysis>({ windowMs: milliseconds, minRequests: count, maxErrorRateIncrease: num(0, 1) }),
+});
+
 export const POINTER_SCHEMA: Schema<TablePointer> = obj<TablePointer>({
   version: text,
   schemaVersion: int(),
   updatedAt: text,
   rolledBack: opt(obj<RollbackMarker>({ from: text, at: text, by: text })),
+  canary: opt(CANARY_POINTER),
+});
+
+const VERSION_FIGURES = obj<VersionFigures>({ version: text, requests: count, errors: count });
+
+export const CANARY_RECORD_SCHEMA: Schema<CanaryRecord> = obj<CanaryRecord>({
+  canary: CANARY_POINTER,
+  current: text,
+  figures: opt(obj<CanaryFigures>({ canary: VERSION_FIGURES, current: VERSION_FIGURES, fromMinute: text, toMinute: text })),
+  verdict: opt(obj<CanaryVerdict>({ decision: str({ enum: ["promote", "revert", "wait"] }), reason: text })),
+  analysedAt: opt(text),
+  ended: opt(obj<CanaryEnd>({ outcome: str({ enum: ["promoted", "reverted", "superseded"] }), at: text, by: text, reason: text })),
 });
 
 export const HISTORY_SCHEMA: Schema<TableHistoryEntry[]> = list(
@@ -231,6 +253,7 @@ export const HISTORY_SCHEMA: Schema<TableHistoryEntry[]> = list(
     shards: opt(count),
     summary: opt(text),
     previous: opt(text),
+    canary: opt(obj({ id: text, percent: num(0, 100) })),
   }),
 );
 

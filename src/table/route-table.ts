@@ -1,4 +1,5 @@
 /** @module The compiled RouteTable: the versioned, plain-JSON contract between the sync CLI and the Worker. */
+import type { CanaryPointer } from "./canary";
 
 /** Bumped whenever the Worker could misread a table written by another version. */
 export const SCHEMA_VERSION = 1;
@@ -371,6 +372,8 @@ export interface TablePointer {
    * clusters or the config change again.
    */
   rolledBack?: RollbackMarker;
+  /** A canary in progress: a share of new requests and sessions gets its version (canary.ts). */
+  canary?: CanaryPointer;
 }
 
 /** A rollback by hand: which version it undid, when, and who ran it. */
@@ -394,4 +397,6 @@ export interface TableHistoryEntry {
   summary?: string;
   /** The version served before it, which `summary` is against (absent for the first, and in older entries). */
   previous?: string;
+  /** Pushed as a canary (`sync --canary`): its id (its record, `table/<name>/canary/<id>`, says how it ended) and share. */
+  canary?: { id: string; percent: number };
 }

@@ -24,7 +24,7 @@ function settle(isolate: Isolate, record: RequestRecord, env: Env, waitUntil: (p
   reportRequest(record, env);
   const now = Date.now();
   isolate.traffic.count(record, now);
-  isolate.traffic.flush(env, tableName(env), now, waitUntil);
+  isolate.traffic.flush(env, tableName(env), now, waitUntil, (id, end) => isolate.tables.learn(env, id, end));
 }
 
 export function createApp(options: AppOptions = {}): Hono<AppEnv> {

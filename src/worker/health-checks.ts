@@ -7,7 +7,7 @@
  * At most PROBE_CONCURRENCY probes are open at once (a Worker invocation opens at most six connections at
  * a time), and each probe's timeout starts when it is sent, so a queued probe never times out unstarted.
  */
-import type { CompiledEndpoint, CompiledHealthCheck, EgressPolicy } from "../table/route-table";
+import type { CompiledBackend, CompiledEndpoint, CompiledHealthCheck, EgressPolicy } from "../table/route-table";
 import type { Env } from "./env";
 import type { HealthUpdate, ProbeResult } from "./health-store";
 import type { HealthView } from "./health-view";
@@ -22,14 +22,22 @@ interface Target {
   check: CompiledHealthCheck;
 }
 
-/** Every endpoint with a check, once, in id order (an endpoint several backends share takes its first backend's check). */
-async function targetsOf(served: ServedTable): Promise<{ targets: Target[]; egress?: EgressPolicy }> {
+/**
+ * Every endpoint with a check, once, in id order (an endpoint several backends share takes its first backend's
+ * check): of the current version, and of a canary's too, whose endpoints take traffic as well.
+ */
+async function targetsOf(served: ServedTable, canary?: ServedTable): Promise<{ targets: Target[]; egress?: EgressPolicy }> {
   const { backends, egress } = await served.healthTargets();
   const targets = new Map<string, Target>();
-  for (const backend of backends) {
-    if (!backend.healthCheck) continue;
+  const add = (backend: CompiledBackend, allowed?: EgressPolicy) => {
+    if (!backend.healthCheck) return;
     for (const endpoint of backend.endpoints)
-      if (!targets.has(endpoint.id) && egressAllowed(endpoint, egress)) targets.set(endpoint.id, { endpoint, check: backend.healthCheck });
+      if (!targets.has(endpoint.id) && egressAllowed(endpoint, allowed)) targets.set(endpoint.id, { endpoint, check: backend.healthCheck });
+  };
+  for (const backend of backends) add(backend, egress);
+  if (canary) {
+    const other = await canary.healthTargets();
+    for (const backend of other.backends) add(backend, other.egress);
   }
   return { targets: [...targets.values()].sort((a, b) => (a.endpoint.id < b.endpoint.id ? -1 : 1)), egress };
 }
@@ -55,15 +63,19 @@ export async function inTurns<T, R>(items: T[], concurrency: number, work: (item
   return results;
 }
 
-/** One round of checks for the served table; returns what the health store made of it (null: no checks configured), and tells `health`. */
+/**
+ * One round of checks for the served table (and a canary's, when one runs); returns what the health store made of
+ * it (null: no checks configured), and tells `health`.
+ */
 export async function runHealthChecks(
   env: Env,
   served: ServedTable,
   scheduledTime: number,
   health: HealthView,
+  canary?: ServedTable,
 ): Promise<HealthUpdate | null> {
   if (!served.healthChecks) return null;
-  const { targets, egress } = await targetsOf(served);
+  const { targets, egress } = await targetsOf(served, canary);
   const run = Math.floor(scheduledTime / 60_000);
   const due = dueThisRun(targets, served.healthChecks.maxEndpointsPerRun, run);
   const link: Link = { bindings: env, egress };

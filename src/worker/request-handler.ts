@@ -1,5 +1,5 @@
 /**
- * @module One request, as named steps: resolve (table, request line, the matching rule) ▸ answer locally
+ * @module One request, as named steps: resolve (table, request line, the version, the matching rule) ▸ answer locally
  * (status endpoint, invalid rule, redirect, CORS preflight) ▸ pin or choose (a live session's endpoint,
  * or a backendRef by weight and an endpoint by the health view) ▸ forward (request edits, mirrors, the
  * send with retries and failover) ▸ decorate (response edits, session token, CORS).
@@ -26,8 +26,8 @@ import { lazyQuery, readRequestLine } from "./request-line";
 import type { ServedTable } from "./served-table";
 import { pageBackends, servedClusters, sharedStatus, STATUS_PATH, statusBody, tokensEqual } from "./status-endpoint";
 import { statusPage } from "./status-page";
-import { keepSession, type Pinned, pinKey, resumeSession, type SessionDeps, startSession } from "./sticky-session";
-import { tableName } from "./table-loader";
+import { keepSession, type Pinned, pinKey, resumeSession, type SessionDeps, sessionVersion, startSession } from "./sticky-session";
+import { type Serving, tableName } from "./table-loader";
 import { type ForwardResult, forward, type Link, mirror, type Outbound, type RetryReason } from "./upstream";
 import { buildUpstreamRequest, type RequestFacts } from "./upstream-request";
 import type { RequestRecord } from "./request-record";
@@ -94,13 +94,14 @@ function redirectResponse(ctx: Resolved, filter: RedirectFilter): Response {
 }
 
 /** The status endpoint, when asked for and enabled; null otherwise. */
-async function statusAnswer(request: Request, line: RequestFacts["line"], served: ServedTable, h: HandlerContext, requestId: string) {
+async function statusAnswer(request: Request, line: RequestFacts["line"], serving: Serving, h: HandlerContext, requestId: string) {
   if (line.path !== STATUS_PATH || !h.env.KEDGE_STATUS_TOKEN) return null;
   // RFC 6750: the token as a Bearer credential, nothing else (not bare, not in the URL).
   const given = /^Bearer +(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
   if (!given || !(await tokensEqual(given, h.env.KEDGE_STATUS_TOKEN)))
     throw new GatewayError("UNAUTHORIZED", "status endpoint called without its token");
-  const shared = await sharedStatus(h.env, served.name);
+  const served = serving.current;
+  const shared = await sharedStatus(h.env, served.name, serving.canary?.spec ?? null);
   if (request.headers.get("accept")?.includes("text/html")) {
     const page = statusPage({
       table: { name: served.name, version: served.version },
@@ -117,7 +118,41 @@ async function statusAnswer(request: Request, line: RequestFacts["line"], served
   return answerItself(request, new Response(body, { headers }));
 }
 
-/** Step 1: the table, the request line and the rule that matches (or the status endpoint's answer). */
+/** The rule a request matches in one version's table (404 when that version routes it nowhere). */
+async function routeOn(served: ServedTable, line: RequestFacts["line"], request: Request, h: HandlerContext) {
+  const { method, scheme, host, path } = line;
+  const protocol = scheme === "https" ? "HTTPS" : "HTTP";
+  // Named first: a version whose shard cannot be read (503) is counted against that version.
+  h.record.table = `${served.name}@${served.version}`;
+  const finding = served.forHost(protocol, host);
+  const prepared = finding instanceof Promise ? await finding : finding;
+  const query = lazyQuery(line.search);
+  const match = prepared && matchRequest(prepared, { protocol, host, path, method, headers: request.headers, query, port: line.port });
+  if (!prepared || !match) throw new GatewayError("ROUTE_NOT_FOUND", `no route matches ${method} ${host}${path}`);
+  return { served, prepared, match };
+}
+
+/**
+ * The version a request gets while a canary runs: a live session stays on the version it started on (the canary's,
+ * or else the current one: sessions from before the canary stay where they are); any other request keeps the draw.
+ */
+async function stickToSessionVersion(
+  routed: Awaited<ReturnType<typeof routeOn>>,
+  serving: Serving,
+  line: RequestFacts["line"],
+  request: Request,
+  h: HandlerContext,
+) {
+  const canary = serving.canary;
+  const session = routed.match.rule.session;
+  if (!canary || !session) return routed;
+  const version = await sessionVersion(sessionDeps(h), session, request.headers);
+  if (version === null) return routed;
+  const sticky = version === canary.spec.version ? canary.served : serving.current;
+  return sticky === routed.served ? routed : routeOn(sticky, line, request, h);
+}
+
+/** Step 1: the table, the request line, the version (the canary's share), and the rule that matches (or the status endpoint's answer). */
 async function resolve(request: Request, requestId: string, h: HandlerContext): Promise<Resolved | Response> {
   const receivedAt = Date.now();
   const clientHeaders = scanClientHeaders(request.headers);
@@ -125,20 +160,19 @@ async function resolve(request: Request, requestId: string, h: HandlerContext): 
   checkRequestLimits(href, clientHeaders);
   // Awaited only when it is a promise: a served table comes back as is, saving a microtask turn per request.
   const loading = h.isolate.tables.load(h.env, h.waitUntil);
-  const served = loading instanceof Promise ? await loading : loading;
-  if (!served) throw new GatewayError("ROUTE_TABLE_UNAVAILABLE", `no table "${tableName(h.env)}" has been read by this isolate`);
+  const serving = loading instanceof Promise ? await loading : loading;
+  if (!serving) throw new GatewayError("ROUTE_TABLE_UNAVAILABLE", `no table "${tableName(h.env)}" has been read by this isolate`);
   const line = readRequestLine(request, new URL(href));
-  const status = await statusAnswer(request, line, served, h, requestId);
+  const status = await statusAnswer(request, line, serving, h, requestId);
   if (status) return status;
-  const { method, scheme, host, path } = line;
-  h.record.host = host;
-  const protocol = scheme === "https" ? "HTTPS" : "HTTP";
-  const finding = served.forHost(protocol, host);
-  const prepared = finding instanceof Promise ? await finding : finding;
-  const query = lazyQuery(line.search);
-  const match = prepared && matchRequest(prepared, { protocol, host, path, method, headers: request.headers, query, port: line.port });
-  h.record.table = `${served.name}@${served.version}`;
-  if (!prepared || !match) throw new GatewayError("ROUTE_NOT_FOUND", `no route matches ${method} ${host}${path}`);
+  h.record.host = line.host;
+  // The canary's share of new requests: one draw; a live session then keeps the version it started on.
+  const canary = serving.canary;
+  if (canary) h.record.canary = canary.spec.id;
+  const drawn = canary && Math.random() * 100 < canary.spec.percent ? canary.served : serving.current;
+  let routed = await routeOn(drawn, line, request, h);
+  if (canary) routed = await stickToSessionVersion(routed, serving, line, request, h);
+  const { served, prepared, match } = routed;
   const { source } = match.rule;
   h.record.route = `${source.namespace}/${source.name}`;
   h.record.rule = match.rule.id;
@@ -211,7 +245,8 @@ async function pinOrChoose(ctx: Resolved, h: HandlerContext): Promise<Target | R
       `backend ${choice.backend.backend.id} has no ready endpoint that takes new traffic (a draining cluster's keep only their pinned sessions)`,
     );
   // A new session is stored while the upstream works; its token joins the response.
-  const newSession = session && deps ? startSession(deps, session, pinKey(choice.backend.backend), endpoint.id) : undefined;
+  const newSession =
+    session && deps ? startSession(deps, session, pinKey(choice.backend.backend), endpoint.id, ctx.served.version) : undefined;
   return { ref: choice.ref, slots, backend: choice.backend, endpoint, pinned: null, ...(newSession ? { newSession } : {}) };
 }
 
@@ -301,7 +336,7 @@ async function decorate(ctx: Resolved, target: Target, sent: ForwardResult, h: H
       h.record.session = target.pinned || h.record.session === "moved" ? "moved" : "new";
       // No session yet, or its pin failed and another endpoint answered: pin the one that answered.
       const pending = !target.pinned && sent.endpoint.id === target.endpoint.id ? target.newSession : undefined;
-      const token = await (pending ?? startSession(deps, session, pinKey(target.backend.backend), sent.endpoint.id));
+      const token = await (pending ?? startSession(deps, session, pinKey(target.backend.backend), sent.endpoint.id, ctx.served.version));
       if (token) attachToken(response.headers, session, token, ctx.line.scheme === "https");
     }
   }

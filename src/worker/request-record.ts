@@ -12,7 +12,10 @@ export interface RequestRecord {
   requestId: string;
   method: string;
   host: string;
+  /** `<name>@<version>`: the version that answered (the canary's or the current one while a canary runs). */
   table?: string;
+  /** The canary in progress when the request came (its id), whichever version answered: counted per version for its analysis. */
+  canary?: string;
   route?: string;
   rule?: string;
   backend?: string;

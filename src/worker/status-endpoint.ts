@@ -5,7 +5,8 @@
  */
 import { sameBytes } from "../session/constant-time";
 import { KV_KEYS, KV_READ } from "../table/kv-keys";
-import { parseHealthRecord } from "../table/parse-route-table";
+import type { CanaryPointer, CanaryRecord } from "../table/canary";
+import { parseCanaryRecord, parseHealthRecord } from "../table/parse-route-table";
 import type { CompiledCluster, HealthRecord } from "../table/route-table";
 import type { Env } from "./env";
 import type { StatusPageData } from "./status-page";
@@ -62,15 +63,17 @@ export function statusBody(served: ServedTable, health: HealthView): unknown {
 const TRAFFIC_MINUTES = 15;
 
 /**
- * What every isolate shares: the TrafficStore's counts of the last minutes and the KV health record. A
- * store that cannot be read leaves its part empty rather than failing the page.
+ * What every isolate shares: the TrafficStore's counts of the last minutes, the KV health record and, while a
+ * canary runs, its record (the last Cron analysis: both versions' figures and the verdict). A store that cannot
+ * be read leaves its part empty rather than failing the page.
  */
 export async function sharedStatus(
   env: Env,
   table: string,
-): Promise<{ minutes: number; traffic: TrafficRow[]; health: HealthRecord | null }> {
+  canary: CanaryPointer | null = null,
+): Promise<{ minutes: number; traffic: TrafficRow[]; health: HealthRecord | null; canary: CanaryRecord | null }> {
   const traffic = env.TRAFFIC as Env["TRAFFIC"] | undefined;
-  const [rows, record] = await Promise.all([
+  const [rows, record, canaryRecord] = await Promise.all([
     traffic
       ? traffic
           .get(traffic.idFromName(table))
@@ -78,8 +81,11 @@ export async function sharedStatus(
           .catch(() => [])
       : Promise.resolve([]),
     env.ROUTES.get(KV_KEYS.health(table), KV_READ.changing).catch(() => null),
+    canary ? env.ROUTES.get(KV_KEYS.canary(table, canary.id), KV_READ.changing).catch(() => null) : Promise.resolve(null),
   ]);
-  return { minutes: TRAFFIC_MINUTES, traffic: rows as TrafficRow[], health: parseHealthRecord(record) };
+  // Before the first Cron analysis the record is absent: the pointer's canary alone is shown.
+  const canaryNow = canary ? (parseCanaryRecord(canaryRecord) ?? { canary, current: "" }) : null;
+  return { minutes: TRAFFIC_MINUTES, traffic: rows as TrafficRow[], health: parseHealthRecord(record), canary: canaryNow };
 }
 
 /** The backends of the tables this isolate holds, for the page: endpoints with readiness and passive ejection. */

@@ -5,6 +5,7 @@
  * isolate's counts), active health from the KV health record, passive ejection from this isolate only.
  * Server-rendered HTML and CSS, no script; the numbers are also in data attributes for tests and tools.
  */
+import { type CanaryRecord, figuresText } from "../table/canary";
 import type { CompiledCluster, HealthRecord } from "../table/route-table";
 import type { TrafficRow } from "./traffic-store";
 
@@ -21,6 +22,30 @@ export interface StatusPageData {
   clusters: Record<string, CompiledCluster>;
   /** When the page is made (ms), for the age of a stale snapshot. */
   now: number;
+  /** The canary in progress: its record (the last Cron analysis), or the pointer's canary alone before the first. */
+  canary?: CanaryRecord | null;
+}
+
+/** The canary section: both versions' figures over the same minutes, the thresholds, and the last verdict. */
+function canarySection(d: StatusPageData): string {
+  const r = d.canary;
+  if (!r) return "";
+  const c = r.canary;
+  const a = c.analysis;
+  const row = (role: string, f: { version: string; requests: number; errors: number } | undefined, version: string) =>
+    `<tr data-canary-role="${role}" data-version="${escape(version)}" data-requests="${f?.requests ?? 0}" data-errors="${f?.errors ?? 0}"><th>${role}</th><td>${escape(version)}</td><td class="num">${f ? escape(figuresText(f)) : "not analysed yet"}</td></tr>`;
+  const verdict = r.ended
+    ? `${escape(r.ended.outcome)} by ${escape(r.ended.by)} at ${escape(r.ended.at)}: ${escape(r.ended.reason)}`
+    : r.verdict
+      ? `${escape(r.verdict.decision)} (analysed ${escape(r.analysedAt ?? "")}): ${escape(r.verdict.reason)}`
+      : "no Cron analysis yet";
+  return `<h2>Canary</h2>
+<p class="source">From the pointer and the canary's record, which the Cron analysis writes each tick from the TrafficStore's counts of both versions over the same minutes. It gets ${c.percent}% of new requests and new sessions; sessions stay on the version they started on until it ends. Promoted after ${Math.round(a.windowMs / 1000)} s with at least ${a.minRequests} requests and an error rate at most ${(a.maxErrorRateIncrease * 100).toFixed(1)} points above the current version's; reverted as soon as it is worse by more.</p>
+<table id="canary" data-canary="${escape(c.id)}" data-percent="${c.percent}" data-decision="${escape(r.ended?.outcome ?? r.verdict?.decision ?? "wait")}"><tr><th></th><th>version</th><th class="num">errors of requests</th></tr>
+${row("canary", r.figures?.canary, c.version)}
+${row("current", r.figures?.current, r.current || d.table.version)}
+</table>
+<p data-canary-verdict>started ${escape(c.startedAt)} by ${escape(c.by)}; ${verdict}</p>`;
 }
 
 /** "4m 10s" */
@@ -135,6 +160,7 @@ table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:4px 8px;
 .good{color:#2a7a3b}.bad{color:#c0392b;font-weight:600}
 </style></head><body>
 <h1>kedge — table ${escape(d.table.name)}@${escape(d.table.version)}</h1>
+${canarySection(d)}
 ${clusterStates(d)}
 <h2>Requests per cluster, last ${d.minutes} minutes</h2>
 <p class="source">From the TrafficStore: every isolate's counts, sent at most every 10 s (an evicted isolate's last counts are lost).</p>

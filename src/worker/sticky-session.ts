@@ -122,19 +122,12 @@ export function keepSession(deps: SessionDeps, pinned: Pinned): void {
 /** Terminating-but-serving endpoints keep their sessions (drain); unready ones do not. */
 const keepsSessions = (e: CompiledEndpoint): boolean => e.ready || (e.serving && e.terminating);
 
-/**
- * The endpoint the request's session is pinned to, or null: no token, a token that does not verify,
- * an expired session, or a pin whose backend or endpoint left the rule or is no longer ready (a
- * terminating endpoint that still serves keeps its sessions). A pin holds even when its backendRef's
- * weight is now 0. Whether the endpoint is healthy is the caller's question (the health view).
- */
-export async function resumeSession(
+/** The live session a request presents a token of: its id, the token that verified, and its record. */
+async function liveSession(
   deps: SessionDeps,
-  prepared: PreparedTable,
-  rule: CompiledRule,
   session: CompiledSession,
   headers: Headers,
-): Promise<Pinned | null> {
+): Promise<{ id: string; record: SessionRecord } | null> {
   const tokens = presentedTokens(session, headers);
   if (tokens.length === 0) return null;
   const secret = keys(deps);
@@ -151,14 +144,41 @@ export async function resumeSession(
   }
   if (!found) return null;
   const { id } = found;
-  let record: SessionRecord | null;
   try {
-    record = await findRecord(deps, session, id, verified, found.pin);
+    const record = await findRecord(deps, session, id, verified, found.pin);
+    return record ? { id, record } : null;
   } catch (error) {
     console.warn(`kedge: session store unavailable for ${session.scope}; balancing this request`, error);
     return null;
   }
-  if (!record) return null;
+}
+
+/**
+ * The table version the request's live session started on ("" for a session from before versions were sealed
+ * in pins), or null when the request has no live session. Asked only while a canary runs; the token opened here
+ * is cached, so resuming it next costs a lookup.
+ */
+export async function sessionVersion(deps: SessionDeps, session: CompiledSession, headers: Headers): Promise<string | null> {
+  const live = await liveSession(deps, session, headers);
+  return live ? (live.record.version ?? "") : null;
+}
+
+/**
+ * The endpoint the request's session is pinned to, or null: no token, a token that does not verify,
+ * an expired session, or a pin whose backend or endpoint left the rule or is no longer ready (a
+ * terminating endpoint that still serves keeps its sessions). A pin holds even when its backendRef's
+ * weight is now 0. Whether the endpoint is healthy is the caller's question (the health view).
+ */
+export async function resumeSession(
+  deps: SessionDeps,
+  prepared: PreparedTable,
+  rule: CompiledRule,
+  session: CompiledSession,
+  headers: Headers,
+): Promise<Pinned | null> {
+  const live = await liveSession(deps, session, headers);
+  if (!live) return null;
+  const { id, record } = live;
   const pinned = findPinned(prepared, rule, record);
   if (!pinned || !keepsSessions(pinned.endpoint)) return null;
   return { scope: session.scope, id, ...pinned };
@@ -188,16 +208,23 @@ function findPinned(
 }
 
 /**
- * Starts a session pinned to `endpoint` of the backend `backend` names (its pin key); resolves to the token
- * to hand out, or null if none can be. Nothing is stored: the token carries the pin, and the SessionStore hears of the session only once
- * it is used again (and has an idle timeout).
+ * Starts a session pinned to `endpoint` of the backend `backend` names (its pin key), on table `version`; resolves
+ * to the token to hand out, or null if none can be. Nothing is stored: the token carries the pin, and the
+ * SessionStore hears of the session only once it is used again (and has an idle timeout).
  */
-export async function startSession(deps: SessionDeps, session: CompiledSession, backend: string, endpoint: string): Promise<string | null> {
+export async function startSession(
+  deps: SessionDeps,
+  session: CompiledSession,
+  backend: string,
+  endpoint: string,
+  version?: string,
+): Promise<string | null> {
   const secret = keys(deps);
   if (!secret) return null;
   const id = newSessionId();
-  const token = await sealToken(await secret, session.scope, id, { backend, endpoint, createdAt: deps.now });
-  const record: SessionRecord = { backend, endpoint, createdAt: deps.now, lastSeen: deps.now, ...timeouts(session) };
+  const on = version === undefined ? {} : { version };
+  const token = await sealToken(await secret, session.scope, id, { backend, endpoint, createdAt: deps.now, ...on });
+  const record: SessionRecord = { backend, endpoint, createdAt: deps.now, lastSeen: deps.now, ...timeouts(session), ...on };
   deps.sessions.set(`${session.scope}#${id}`, { record, token, persistedLastSeen: deps.now });
   return token;
 }

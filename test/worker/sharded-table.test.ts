@@ -16,7 +16,12 @@ import { manyHostsYaml } from "../support/many-hosts";
 
 const TOKEN = "status-token-for-sharding";
 
-async function shardedPlan(name: string, routes: number, spec = ""): Promise<{ plan: StoragePlan; root: ShardedTable }> {
+async function shardedPlan(
+  name: string,
+  routes: number,
+  spec = "",
+  ports: { v1: number; v2: number; v3: number } = inject("originPorts"),
+): Promise<{ plan: StoragePlan; root: ShardedTable }> {
   const edge = `
 apiVersion: kedge.dev/v1alpha1
 kind: EdgeConfig
@@ -25,7 +30,7 @@ spec:
   gatewayClassName: kedge
   clusters: [{ name: c1 }]
 ${spec}`;
-  const { plan: planned } = await compilePlanned(edge, { c1: manyHostsYaml(inject("originPorts"), routes) }, 24 * 1024);
+  const { plan: planned } = await compilePlanned(edge, { c1: manyHostsYaml(ports, routes) }, 24 * 1024);
   if (!planned.ok || !isSharded(planned.plan.root.value)) throw new Error("expected a sharded plan");
   return { plan: planned.plan, root: planned.plan.root.value };
 }
@@ -50,6 +55,44 @@ async function send(table: string, url: string, headers: Record<string, string> 
 const endpointOf = async (response: Response) => ((await response.json()) as { endpoint?: string; error?: string }).endpoint;
 
 describe("sharded route table", () => {
+  it("serves a canary of a sharded table beside the current one: both versions' shards load, the split reaches both", async ({
+    expect,
+  }) => {
+    const ports = inject("originPorts");
+    const current = await shardedPlan("shard-canary", 300);
+    // The same routes with the origins turned round: r5's backend (v3) answers from the v1 origin in the canary.
+    const canary = await shardedPlan("shard-canary", 300, "", { v1: ports.v2, v2: ports.v3, v3: ports.v1 });
+    await publish(current);
+    for (const [i, shard] of canary.plan.shards.entries())
+      await env.ROUTES.put(KV_KEYS.shard("shard-canary", canary.root.version, i), shard.text);
+    await env.ROUTES.put(KV_KEYS.blob("shard-canary", canary.root.version), canary.plan.root.text);
+    const startedAt = new Date().toISOString();
+    await env.ROUTES.put(
+      KV_KEYS.current("shard-canary"),
+      JSON.stringify({
+        version: current.root.version,
+        schemaVersion: current.root.schemaVersion,
+        updatedAt: startedAt,
+        canary: {
+          id: `${canary.root.version}-test`,
+          version: canary.root.version,
+          percent: 50,
+          startedAt,
+          by: "test",
+          analysis: { windowMs: 0, minRequests: 1_000_000, maxErrorRateIncrease: 0.02 },
+        },
+      }),
+    );
+    const seen: Record<string, number> = {};
+    for (let i = 0; i < 120; i++) {
+      const endpoint = (await endpointOf(await send("shard-canary", "http://h5.example/r5/x"))) ?? "?";
+      seen[endpoint] = (seen[endpoint] ?? 0) + 1;
+    }
+    expect(Object.keys(seen).sort()).toEqual(["infra-backend-v1", "infra-backend-v3"]);
+    expect(seen["infra-backend-v1"]).toBeGreaterThan(30);
+    expect(seen["infra-backend-v1"]).toBeLessThan(90);
+  });
+
   it("answers each host from its own shard and reads only the shards asked for", async ({ expect }) => {
     const sharded = await shardedPlan("shard-a", 300);
     await publish(sharded);

@@ -156,6 +156,9 @@ export async function serveLocally(options: DevOptions, io: CommandIO): Promise<
       networks: reached.networks,
       // Ctrl-C and SIGTERM stop workerd and the origins here, and the command exits 0.
       ownSignals: true,
+      // The Cron Triggers fire as deployed: active health checks, a canary's analysis.
+      cron: "schedule",
+      onCronError: (cron, error) => io.note(`! the Cron Trigger "${cron}" run failed: ${(error as Error).message}`),
     });
   } catch (error) {
     await closeAll(origins);
@@ -172,6 +175,12 @@ export async function serveLocally(options: DevOptions, io: CommandIO): Promise<
       "Try:",
       ...requestsToTry(table, base),
       "",
+      ...(gateway.cron.schedules.length > 0
+        ? [
+            `The Worker's Cron Triggers fire on their schedule, as deployed (active health checks, a canary's analysis): ${gateway.cron.schedules.map((c) => c.expression).join(", ")}`,
+            "",
+          ]
+        : []),
       `The status page (token from .dev.vars KEDGE_STATUS_TOKEN${devVars.KEDGE_STATUS_TOKEN ? "" : ", else made for this run"}):`,
       `  curl -H 'Authorization: Bearer ${statusToken}' -H 'Accept: text/html' ${base}${STATUS_PATH}`,
       "",

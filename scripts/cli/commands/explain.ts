@@ -1,7 +1,9 @@
 /**
  * @module `kedge explain`: where a request goes and why, from the table the edge serves (local or remote
  * KV, with the active health record) or from the config folder compiled on the spot (`--compile`). The
- * answer is src/routing/explain.ts: the Worker's own matcher and selection code.
+ * answer is src/routing/explain.ts: the Worker's own matcher and selection code. While a canary runs it also says
+ * which version the request gets: by the canary's share, or, when it carries a session token that opens, the
+ * version that session started on (as the Worker decides: a session stays on its version until the canary ends).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,7 +19,8 @@ import { servedHostnames } from "../../checks/deployment-checks";
 import { loadConfig, withLiveClusters } from "../../config/load-config";
 import { type StoreTarget, withStore } from "../../store/open-store";
 import type { KvStore } from "../../store/kv-store";
-import { readCurrentTable, readHistory, readPointer, readTable } from "../../store/publish";
+import { readHistory, readPointer, readPointerWithCanary, readTable } from "../../store/publish";
+import type { CanaryPointer } from "../../../src/table/canary";
 import { MIN_PREFIX, resolveVersion } from "../../store/version-prefix";
 import { UserError } from "../../lib/user-error";
 import { command, EXIT, type Flag } from "../command";
@@ -126,16 +129,49 @@ function render(e: Explanation, hostsServed: string[] | undefined): string[] {
   return lines;
 }
 
-/** The served table, or with `--table-version` a kept one (named whole or by a unique prefix). */
-async function tableToExplain(kv: KvStore, name: string, version: string | undefined): Promise<RouteTable | null> {
-  if (version === undefined) return readCurrentTable(kv, name);
+/** Which version a request gets while a canary runs, and why. */
+export interface VersionChoice {
+  current: string;
+  canary: { id: string; version: string; percent: number };
+  /** `share`: a new request or session, drawn by the canary's share; `session`: its session's version. */
+  by: "share" | "session";
+  /** With `session`: the version the request gets. */
+  gets?: string;
+}
+
+/** The served table (and the canary's, while one runs), or with `--table-version` a kept one (named whole or by a unique prefix). */
+async function tableToExplain(
+  kv: KvStore,
+  name: string,
+  version: string | undefined,
+): Promise<{ table: RouteTable | null; canary?: { spec: CanaryPointer; table: RouteTable } }> {
+  if (version === undefined) {
+    const read = await readPointerWithCanary(kv, name);
+    if (!read) return { table: null };
+    const table = await readTable(kv, name, read.pointer.version);
+    const spec = read.running?.canary;
+    const canaryTable = spec ? await readTable(kv, name, spec.version) : null;
+    return { table, ...(spec && canaryTable ? { canary: { spec, table: canaryTable } } : {}) };
+  }
   const pointer = await readPointer(kv, name);
   const kept = (await readHistory(kv, name, { pointer })).entries.map((e) => e.version);
   const resolved = resolveVersion(version, kept, name);
   const table = await readTable(kv, name, resolved);
   if (!table)
     throw new UserError(`version ${resolved} of table ${name} is not stored (or is unreadable)`, `kept versions: ${kept.join(", ")}`);
-  return table;
+  return { table };
+}
+
+/** The lines that say which version the request gets while a canary runs. */
+function versionLines(v: VersionChoice): string[] {
+  const rest = 100 - v.canary.percent;
+  if (v.by === "session")
+    return [
+      `version: its session started on ${v.gets === v.canary.version ? `the canary ${v.canary.version}` : `${v.gets} (not the canary)`}: it stays on ${v.gets} until the canary ends`,
+    ];
+  return [
+    `version: by share: ${v.canary.percent}% of new requests and sessions get the canary ${v.canary.version}, ${rest}% the current ${v.current}; below, the current version's answer, then the canary's`,
+  ];
 }
 
 /**
@@ -154,7 +190,7 @@ export const explainCommand = command<ExplainOptions>({
   name: "explain",
   summary: "where a request goes and why: rule, candidates it beat, backends, endpoints, filters",
   description:
-    "Where a request goes, and why: the rule chosen and the candidates it beat, the backends with their shares, the endpoints per cluster with readiness, health and locality tier, the session policy, and the filters in the order the Worker applies them. Reads the table the edge serves (with its active health record), or with --compile the config folder compiled now.",
+    "Where a request goes, and why: while a canary runs, which version it gets (by the canary's share, or by the version its session started on, with --cookie or the session header), the rule chosen and the candidates it beat, the backends with their shares, the endpoints per cluster with readiness, health and locality tier, the session policy, and the filters in the order the Worker applies them. Reads the table the edge serves (with its active health record), or with --compile the config folder compiled now.",
   flags: [...EXPLAIN_FLAGS, ...TARGET_FLAGS, ...OUTPUT_FLAGS],
   exitCodes: { 0: "explained (also when no rule takes the request: it says so)", 2: "a flag, the config or the store cannot be used" },
   examples: [
@@ -167,18 +203,22 @@ export const explainCommand = command<ExplainOptions>({
     // Only a compile needs the clusters' objects (a live cluster's are read through its API); the served table needs the name.
     const loaded = loadConfig(options.config);
     let table: RouteTable | null;
+    let canary: { spec: CanaryPointer; table: RouteTable } | undefined;
     let unhealthy = new Set<string>();
     if (options.compile) {
       const withLive = await withLiveClusters(loaded);
       table = (await compileRouteTable(withLive.edge, withLive.manifests)).table;
     } else {
-      [table, unhealthy] = await withStore(where, "read", { progress: io.progress }, (store) =>
+      let found: Awaited<ReturnType<typeof tableToExplain>>;
+      [found, unhealthy] = await withStore(where, "read", { progress: io.progress }, (store) =>
         store.use(async (kv) => {
           const text = await kv.get(KV_KEYS.health(loaded.edge.name));
           const record = parseHealthRecord(text === null ? null : JSON.parse(text));
           return [await tableToExplain(kv, loaded.edge.name, options.tableVersion), new Set(record?.unhealthy ?? [])] as const;
         }),
       );
+      table = found.table;
+      canary = found.canary;
     }
     if (!table)
       throw new UserError(`table ${loaded.edge.name} was never written to ${where.target} KV`, "run kedge sync first, or pass --compile");
@@ -200,25 +240,60 @@ export const explainCommand = command<ExplainOptions>({
       ...(options.country ? { country: options.country } : {}),
       ...(options.continent ? { continent: options.continent } : {}),
     };
-    const explanation = explainRequest(
-      prepareTable(table),
-      {
-        protocol: options.https ? "HTTPS" : "HTTP",
-        host: url.hostname,
-        port: options.port ?? (options.https ? 443 : 80),
-        path: url.pathname,
-        method: options.method,
-        headers: new Headers(headers),
-        query: url.searchParams,
-      },
-      location,
-      { generation: 0, allUsable: unhealthy.size === 0, usable: (e) => !unhealthy.has(e.id) },
-    );
     const secret = sessionSecret(where);
-    const explained = secret ? await readSessionPin(explanation, new Headers(headers), secret) : explanation;
+    const explainOn = async (t: RouteTable) => {
+      const explanation = explainRequest(
+        prepareTable(t),
+        {
+          protocol: options.https ? "HTTPS" : "HTTP",
+          host: url.hostname,
+          port: options.port ?? (options.https ? 443 : 80),
+          path: url.pathname,
+          method: options.method,
+          headers: new Headers(headers),
+          query: url.searchParams,
+        },
+        location,
+        { generation: 0, allUsable: unhealthy.size === 0, usable: (e) => !unhealthy.has(e.id) },
+      );
+      return secret ? readSessionPin(explanation, new Headers(headers), secret) : explanation;
+    };
+    const current = await explainOn(table);
+    const underCanary = canary ? await explainOn(canary.table) : undefined;
+    // As the Worker decides: a session token that opens names the version its session started on.
+    // A session from before versions were sealed in pins ("") stays on the current version, as in the Worker.
+    const opened = current.pinned?.checked ? current.pinned : underCanary?.pinned?.checked ? underCanary.pinned : undefined;
+    const sessionOn = opened ? (opened.version ?? "") : undefined;
+    const choice: VersionChoice | undefined = canary && {
+      current: table.version,
+      canary: { id: canary.spec.id, version: canary.spec.version, percent: canary.spec.percent },
+      by: sessionOn !== undefined ? "session" : "share",
+      ...(sessionOn !== undefined ? { gets: sessionOn === canary.spec.version ? canary.spec.version : table.version } : {}),
+    };
+    const explained = choice?.gets === canary?.spec.version && underCanary ? underCanary : current;
+    const servedTable = explained === underCanary && canary ? canary.table : table;
     // No candidate at all and no other protocol serves the host: no listener takes it, so name the hosts that are served.
     const hostsServed =
-      !explained.rule && explained.candidates.length === 0 && !explained.hostServedOn ? servedHostnames(table) : undefined;
-    return { code: EXIT.OK, data: { ...explained, ...(hostsServed ? { hostsServed } : {}) }, text: render(explained, hostsServed) };
+      !explained.rule && explained.candidates.length === 0 && !explained.hostServedOn ? servedHostnames(servedTable) : undefined;
+    const alsoCanary = choice?.by === "share" && underCanary ? underCanary : undefined;
+    return {
+      code: EXIT.OK,
+      data: {
+        ...explained,
+        ...(hostsServed ? { hostsServed } : {}),
+        ...(choice ? { version: choice } : {}),
+        ...(alsoCanary ? { canary: alsoCanary } : {}),
+      },
+      text: [
+        ...(choice ? versionLines(choice) : []),
+        ...render(explained, hostsServed),
+        ...(alsoCanary
+          ? [
+              `under the canary ${canary!.spec.version} (${canary!.spec.percent}% of new requests and sessions):`,
+              ...render(alsoCanary, undefined),
+            ]
+          : []),
+      ],
+    };
   },
 });

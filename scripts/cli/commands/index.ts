@@ -7,6 +7,7 @@ import { validateCommand } from "./validate";
 import { diffCommand } from "./diff";
 import { explainCommand } from "./explain";
 import { historyCommand } from "./history";
+import { promoteCommand } from "./promote";
 import { rollbackCommand } from "./rollback";
 import { statusCommand } from "./status";
 import { syncCommand } from "./sync";
@@ -17,6 +18,7 @@ export const COMMANDS: readonly KedgeCommand[] = [
   validateCommand,
   syncCommand,
   diffCommand,
+  promoteCommand,
   rollbackCommand,
   historyCommand,
   explainCommand,

@@ -1,14 +1,16 @@
 /**
  * @module `kedge status`: what the edge serves, from KV (local or remote): the table version and when it
  * was written, and per cluster its endpoints, ready or not, and the ones the active health checks call
- * unhealthy (the health record the Worker writes, and when).
+ * unhealthy (the health record the Worker writes, and when); a canary in progress with both versions' figures
+ * from the edge's last Cron analysis (its KV record), or how the last one ended.
  */
 import { KV_KEYS } from "../../../src/table/kv-keys";
 import { parseHealthRecord } from "../../../src/table/parse-route-table";
 import type { ClusterAccount, RollbackMarker, RouteTable } from "../../../src/table/route-table";
 import { loadEdgeSettings } from "../../config/load-config";
 import { withStore } from "../../store/open-store";
-import { readCurrentTable, readHistory, readPointer } from "../../store/publish";
+import { readHistory, readPointerWithCanary, readTable } from "../../store/publish";
+import { type CanaryRecord, figuresText } from "../../../src/table/canary";
 import { count } from "../../report/report";
 import { rollbackLine } from "./history";
 import { command, EXIT } from "../command";
@@ -38,6 +40,10 @@ export interface StatusData {
   /** Set while the served version is a rollback by hand: `sync --watch` does not push over it until the config changes. */
   rolledBack?: RollbackMarker;
   health?: { updatedAt: string } | null;
+  /** The canary in progress: what the pointer says of it and the edge's last analysis (figures, verdict). */
+  canary?: CanaryRecord;
+  /** The canary the pointer named until it ended (promoted or reverted), before the next push folds it in. */
+  endedCanary?: CanaryRecord;
   clusters?: ClusterStatus[];
   historyProblem?: string;
 }
@@ -78,32 +84,58 @@ function clusterLine(c: ClusterStatus, now: number): string {
   return parts.join("; ");
 }
 
+/** The canary's lines: its share and start, both versions' figures over the same minutes, and the verdict. */
+function canaryLines(r: CanaryRecord, current: string, now: number): string[] {
+  const c = r.canary;
+  const a = c.analysis;
+  const minutes = Math.max(0, Math.round((now - Date.parse(c.startedAt)) / 60_000));
+  const lines = [
+    `  canary ${c.version}: ${c.percent}% of new requests and sessions since ${c.startedAt} (${minutes} min), by ${c.by}`,
+    `    promoted after ${Math.round(a.windowMs / 1000)} s with at least ${a.minRequests} canary requests if within ${(a.maxErrorRateIncrease * 100).toFixed(1)} points of ${current}'s error rate; reverted as soon as worse by more`,
+  ];
+  if (r.figures)
+    lines.push(
+      `    canary  ${c.version}: ${figuresText(r.figures.canary)} errors of requests`,
+      `    current ${current}: ${figuresText(r.figures.current)} errors of requests   (${r.figures.fromMinute} – ${r.figures.toMinute}, as of ${r.analysedAt})`,
+    );
+  if (r.ended) lines.push(`    ${r.ended.outcome} by ${r.ended.by} at ${r.ended.at}: ${r.ended.reason}`);
+  else
+    lines.push(
+      r.verdict
+        ? `    last verdict: ${r.verdict.decision}: ${r.verdict.reason}`
+        : "    no Cron analysis yet (the Worker's Cron Trigger runs it once a minute)",
+    );
+  return lines;
+}
+
 export const statusCommand = command<TargetOptions & OutputOptions>({
   name: "status",
   summary: "what the edge serves: table version and age, endpoints per cluster, active health",
   description:
-    "Reads what the edge serves from KV: the table version, when it was written and since when it is served, what it changed from the version before, whether it is a rollback by hand (which `kedge sync --watch` leaves in place until the config changes), and per cluster the endpoints, how many are ready and which ones the active health checks call unhealthy.",
+    "Reads what the edge serves from KV: the table version, when it was written and since when it is served, what it changed from the version before, a canary in progress (its share, both versions' requests and errors from the edge's last Cron analysis, the verdict) or how it ended, whether it is a rollback by hand (which `kedge sync --watch` leaves in place until the config changes), and per cluster the endpoints, how many are ready and which ones the active health checks call unhealthy.",
   flags: [...TARGET_FLAGS, ...OUTPUT_FLAGS],
   exitCodes: { 0: "shown (also when the table was never written)", 2: "the config or the store cannot be used" },
   async run(options, _args, io) {
     const name = loadEdgeSettings(options.config).name;
     return withStore(storeTarget(options), "read", { progress: io.progress }, (store) =>
       store.use(async (kv) => {
-        const pointer = await readPointer(kv, name);
-        if (!pointer)
+        const read = await readPointerWithCanary(kv, name);
+        const pointer = read?.pointer;
+        if (!read || !pointer)
           return {
             code: EXIT.OK,
             data: { table: name, served: null } satisfies StatusData,
             text: [`table ${name} was never written to ${kv.description}`],
           };
         const [table, history, healthText] = await Promise.all([
-          readCurrentTable(kv, name),
+          readTable(kv, name, pointer.version),
           readHistory(kv, name, { pointer }),
           kv.get(KV_KEYS.health(name)),
         ]);
         const health = parseHealthRecord(healthText === null ? null : JSON.parse(healthText));
         const clusters = clusterStatuses(table, new Set(health?.unhealthy ?? []));
         const entry = history.entries.find((h) => h.version === pointer.version);
+        const canary = read.running ? (read.running.record ?? { canary: read.running.canary, current: pointer.version }) : undefined;
         const written = entry?.writtenAt ?? pointer.updatedAt;
         const data: StatusData = {
           table: name,
@@ -113,6 +145,8 @@ export const statusCommand = command<TargetOptions & OutputOptions>({
           ...(entry?.summary ? { summary: entry.summary } : {}),
           ...(pointer.rolledBack ? { rolledBack: pointer.rolledBack } : {}),
           health: health ? { updatedAt: health.updatedAt } : null,
+          ...(canary ? { canary } : {}),
+          ...(read.ended ? { endedCanary: read.ended } : {}),
           clusters,
           ...(history.problem ? { historyProblem: history.problem } : {}),
         };
@@ -121,6 +155,8 @@ export const statusCommand = command<TargetOptions & OutputOptions>({
           `  ${count(table?.rules.length ?? 0, "rule")}, ${count(Object.keys(table?.backends ?? {}).length, "backend")}; ${history.entries.length} kept versions`,
           ...(entry?.summary ? [`  changed from the version before: ${entry.summary}`] : []),
           ...(pointer.rolledBack ? [`  ! ${rollbackLine(pointer.version, pointer.rolledBack)}`] : []),
+          ...(canary ? canaryLines(canary, pointer.version, Date.now()) : []),
+          ...(read.ended ? canaryLines(read.ended, read.ended.current, Date.now()) : []),
           ...(history.problem ? [`  ! ${history.problem}`] : []),
           health
             ? `  active health: record of ${health.updatedAt}`

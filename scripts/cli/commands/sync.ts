@@ -10,6 +10,9 @@ import { command, type CommandIO, EXIT, type Outcome } from "../command";
 import { OUTPUT_FLAGS, parseDurationFlag, SHARD_SIZE_FLAG, storeTarget, TARGET_FLAGS, VERBOSE_FLAG } from "../flags";
 import { WatchLoop, type WatchSummary } from "../../watch/watch-loop";
 import type { RouteTable } from "../../../src/table/route-table";
+import type { CanaryPointer } from "../../../src/table/canary";
+import { canarySettings } from "../../store/canary-store";
+import { UserError } from "../../lib/user-error";
 import { diffLines, diffTables } from "../../report/diff-tables";
 import { largeDrop } from "../../checks/large-drop";
 import {
@@ -31,6 +34,29 @@ export interface SyncOptions extends DiffOptions {
   staleAfter: number;
   /** `--no-write-status` makes this false: live clusters are only read. */
   writeStatus: boolean;
+  /** `--canary [PERCENT]`: push as a canary (true: kedge.yaml's spec.rollout.percent). */
+  canary?: number | true;
+}
+
+/** The lines a canary push prints: what the edge now does, and how it decides. */
+export function canaryLines(name: string, canary: CanaryPointer, current: string): string[] {
+  const a = canary.analysis;
+  return [
+    `  canary: ${name}@${canary.version} gets ${canary.percent}% of new requests and new sessions; ${current} keeps the rest (sessions stay on the version they started on)`,
+    `  the edge promotes it after ${Math.round(a.windowMs / 1000)} s with at least ${a.minRequests} of its requests answered if its error rate stays within ${(a.maxErrorRateIncrease * 100).toFixed(1)} points of ${current}'s, and reverts it as soon as it is worse by more`,
+    "  `kedge status` shows the analysis; `kedge promote` or `kedge rollback` ends it by hand",
+  ];
+}
+
+/** A percent for --canary: 1 to 99 (a whole number). */
+export function parseCanaryPercent(text: string): number {
+  const percent = /^\d{1,2}$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!(percent >= 1 && percent <= 99))
+    throw new UserError(
+      `--canary ${JSON.stringify(text)} is not a percent from 1 to 99`,
+      "for example --canary 10 (or --canary alone: kedge.yaml's spec.rollout.percent)",
+    );
+  return percent;
 }
 
 export type SyncData =
@@ -59,6 +85,7 @@ function watchAndSync(options: SyncOptions, io: CommandIO): Promise<Outcome<Watc
       debounceMs: options.debounce,
       staleAfterMs: options.staleAfter,
       writeStatus: options.writeStatus,
+      canary: options.canary,
       // A rollback by hand is said within seconds locally; remotely each read is a wrangler process, so less often.
       rollbackPollMs: where.target === "remote" ? 60_000 : 2_000,
     };
@@ -106,6 +133,7 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
         };
       }
     }
+    const asCanary = canarySettings(options.canary, loaded.edge.rollout);
     // The history comes back from the push: one KV read less (a wrangler process, about 3 s, with --remote).
     const waiting = (holder: string) => io.note(`waiting for another push of table ${name}: ${holder}`);
     const { outcome, target } = await store.use(async (kv) => ({
@@ -113,6 +141,7 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
         waitMs: PUSH_WAIT_MS,
         waiting,
         ...(current !== undefined ? { served: current } : {}),
+        ...(asCanary ? { canary: asCanary } : {}),
       }),
       target: kv.description,
     }));
@@ -140,8 +169,11 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
         ...checked.report,
         "",
         outcome.changed
-          ? `wrote table ${name}@${outcome.version}${shards > 0 ? ` in ${shards} shards by host` : ""} to ${target} (previous: ${outcome.previous ?? "none"}): ${outcome.summary}`
-          : `table ${name}@${outcome.version} is already current in ${target}; nothing written`,
+          ? `wrote table ${name}@${outcome.version}${shards > 0 ? ` in ${shards} shards by host` : ""} to ${target}${outcome.canary ? " as a canary" : ""} (previous: ${outcome.previous ?? "none"}): ${outcome.summary}`
+          : `table ${name}@${outcome.version} is already ${outcome.canary ? "the canary in progress" : "current"} in ${target}; nothing written`,
+        ...(outcome.canary && outcome.changed ? canaryLines(name, outcome.canary, outcome.previous ?? "") : []),
+        ...(outcome.canaryRefused ? [`  pushed as the current version, not as a canary: ${outcome.canaryRefused}`] : []),
+        ...(outcome.supersededCanary ? [`  the canary ${outcome.supersededCanary} that was in progress ended: this push replaces it`] : []),
         ...(replaced
           ? [
               `  this push replaces the rollback by hand to ${replaced.version} (${replaced.at}, by ${replaced.by}); a running \`kedge sync --watch\` pushes as before`,
@@ -194,6 +226,13 @@ export const syncCommand = command<SyncOptions>({
       description:
         "do not write status back into the clusters read through their API (kubeContext); by default each object's status is written after the push",
     },
+    {
+      flags: "--canary [percent]",
+      description:
+        "push as a canary: the edge serves the new version to PERCENT of new requests and sessions (default kedge.yaml spec.rollout.percent, 10), compares its error rate with the current version's and promotes or reverts it by itself",
+      parse: (text) => parseCanaryPercent(text),
+      conflicts: ["dryRun"],
+    },
     SHARD_SIZE_FLAG,
     ...OUTPUT_FLAGS,
     VERBOSE_FLAG,
@@ -207,6 +246,7 @@ export const syncCommand = command<SyncOptions>({
     "kedge sync",
     "kedge sync --remote --env production",
     "kedge sync --dry-run --json",
+    "kedge sync --canary 10",
     "kedge sync --watch --remote --env production",
   ],
   run: (options, _args, io) => syncTable(options, io),

@@ -4,7 +4,9 @@
  * origin; and kedge sending to that origin through a VPC network binding's local stand-in instead of fetch(). Many short runs alternate, and each ratio is the
  * median of the ratios within a round, so a slow spell of the shared machine hits both sides of a ratio.
  * The runtime's CPU time per request (workerd, all threads) is reported too: it is the steadier figure.
- * The load generator is a closed loop of keep-alive HTTP clients on 127.0.0.1, bounded in time.
+ * The load generator is a closed loop of keep-alive HTTP clients on 127.0.0.1, bounded in time. Last, the same
+ * kedge targets while a config canary runs (the pointer names a second version at 10%): each request then draws
+ * its version, and a sticky one reads its session's version from its pin; both tables are held prepared.
  */
 import { Agent, request } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -188,10 +190,58 @@ export default { async fetch(req) {
         entry.errors += r.errors;
       }
     }
+    // A canary at 10%: the same routes under a second version; both prepared in the isolate.
+    const canaryTable = { ...table, version: `${table.version.slice(0, 16)}ca9a` };
+    await kv.put(KV_KEYS.blob(table.name, canaryTable.version), canonicalJson(canaryTable));
+    const startedAt = new Date().toISOString();
+    await kv.put(
+      KV_KEYS.current(table.name),
+      JSON.stringify({
+        version: table.version,
+        schemaVersion: table.schemaVersion,
+        updatedAt: startedAt,
+        canary: {
+          id: `${canaryTable.version}-bench`,
+          version: canaryTable.version,
+          percent: 10,
+          startedAt,
+          by: "bench",
+          analysis: { windowMs: 86_400_000, minRequests: 1_000_000_000, maxErrorRateIncrease: 1 },
+        },
+      }),
+    );
+    // The pointer is re-read every TABLE_REFRESH_SECONDS (5): a request starts the refresh, the next ones see both versions.
+    await get(port, warm, kedge);
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    await get(port, warm, kedge);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const canarySession = (await get(port, warm, { name: "", ...stickyRoute })).setCookie?.split(";")[0];
+    if (!canarySession) throw new Error("the sticky route set no cookie under the canary");
+    const underCanary: Target = { name: "kedge, canary at 10% (version drawn per request)", host: kedge.host, path: kedge.path };
+    const stickyUnderCanary: Target = { name: "kedge, canary at 10%, warm sticky session", ...stickyRoute, cookie: canarySession };
+    const canaryTargets = [bareTarget, underCanary, stickyUnderCanary];
+    const canaryRuns = new Map(
+      canaryTargets.map((t) => [t, { rps: [] as number[], cpuUs: [] as number[], latencies: [] as number[], errors: 0 }]),
+    );
+    for (let i = 0; i < options.rounds; i++) {
+      for (const target of canaryTargets) {
+        const before = cpuMs?.();
+        const r = await run(port, target, options.seconds, options.concurrency);
+        const entry = canaryRuns.get(target)!;
+        entry.rps.push(r.rps);
+        if (cpuMs && before !== undefined) entry.cpuUs.push(((cpuMs() - before) * 1000) / r.latencies.length);
+        entry.latencies.push(...r.latencies);
+        entry.errors += r.errors;
+      }
+    }
     warm.destroy();
     const roundRatios = (a: number[], b: number[]) => median(a.map((x, i) => x / b[i]!));
-    return targets.map((target) => {
-      const r = runs.get(target)!;
+    const kedgeVsBare = roundRatios(runs.get(kedge)!.rps, runs.get(bareTarget)!.rps);
+    const stickyVsBare = roundRatios(runs.get(sticky)!.rps, runs.get(bareTarget)!.rps);
+    // Measured in rounds of their own: each against the bare Worker of its own round, and kedge through that ratio.
+    const canaryFigures = [underCanary, stickyUnderCanary].map((target): ThroughputFigure => {
+      const r = canaryRuns.get(target)!;
+      const vsBare = roundRatios(r.rps, canaryRuns.get(bareTarget)!.rps);
       return {
         target: target.name,
         rps: median(r.rps),
@@ -199,11 +249,28 @@ export default { async fetch(req) {
         p99Ms: percentile(r.latencies, 99),
         errors: r.errors,
         cpuUsPerRequest: r.cpuUs.length > 0 ? median(r.cpuUs) : undefined,
-        vsBare: roundRatios(r.rps, runs.get(bareTarget)!.rps),
-        vsKedge: roundRatios(r.rps, runs.get(kedge)!.rps),
-        vsHeaderWork: roundRatios(r.rps, runs.get(hygienicTarget)!.rps),
+        vsBare,
+        vsKedge: vsBare / (target === underCanary ? kedgeVsBare : stickyVsBare),
+        vsHeaderWork: Number.NaN,
       };
     });
+    return [
+      ...targets.map((target) => {
+        const r = runs.get(target)!;
+        return {
+          target: target.name,
+          rps: median(r.rps),
+          p50Ms: percentile(r.latencies, 50),
+          p99Ms: percentile(r.latencies, 99),
+          errors: r.errors,
+          cpuUsPerRequest: r.cpuUs.length > 0 ? median(r.cpuUs) : undefined,
+          vsBare: roundRatios(r.rps, runs.get(bareTarget)!.rps),
+          vsKedge: roundRatios(r.rps, runs.get(kedge)!.rps),
+          vsHeaderWork: roundRatios(r.rps, runs.get(hygienicTarget)!.rps),
+        };
+      }),
+      ...canaryFigures,
+    ];
   } finally {
     await gateway.dispose();
     await origin.close();

@@ -7,7 +7,8 @@
  * the compiler's terms.
  */
 import type { ClusterLocality, SameSite } from "../../table/route-table";
-import { bool, int, list, literal, map, obj, opt, type Schema, str, toJsonSchema, withDefault } from "../../table/structural-schema";
+import { CANARY_DEFAULTS } from "../../table/canary";
+import { bool, int, list, literal, map, num, obj, opt, type Schema, str, toJsonSchema, withDefault } from "../../table/structural-schema";
 
 /**
  * What the operator wants of a cluster's traffic: Serving (the default); Draining (no new sessions or
@@ -54,6 +55,17 @@ export interface HealthCheckFile {
   unhealthyThreshold?: number;
 }
 
+/**
+ * `spec.rollout`: the defaults of a canary push (`kedge sync --canary`): its share, and how the edge's Cron analysis
+ * decides it (src/table/canary.ts CANARY_DEFAULTS says why these defaults).
+ */
+export interface RolloutFile {
+  percent: number;
+  window: string;
+  minRequests: number;
+  maxErrorRateIncrease: number;
+}
+
 /** kedge.yaml as the schema reads it, once every default is filled in. */
 export interface EdgeConfigFile {
   apiVersion: "kedge.dev/v1alpha1";
@@ -68,6 +80,7 @@ export interface EdgeConfigFile {
     egress: { allowedHostnames?: string[]; allowLocalhost: boolean; clientCertificates: Record<string, string> };
     sessions: { sameSite: SameSite };
     healthChecks?: Required<HealthCheckFile> & { maxEndpointsPerRun: number; overrides: Record<string, HealthCheckFile> };
+    rollout: RolloutFile;
     acknowledgedPolicies: AcknowledgedPolicy[];
   };
 }
@@ -174,6 +187,18 @@ export const EDGE_CONFIG_SCHEMA: Schema<EdgeConfigFile> = obj<EdgeConfigFile>({
         maxEndpointsPerRun: withDefault(int(1, 1000), 45),
         overrides: withDefault(map(HEALTH_CHECK_OVERRIDE, NAMESPACED_NAME, '"<namespace>/<backend name>"'), {}),
       }),
+    ),
+    rollout: withDefault(
+      obj<RolloutFile>(
+        {
+          percent: withDefault(int(1, 99), CANARY_DEFAULTS.percent),
+          window: withDefault(str(DURATION), CANARY_DEFAULTS.window),
+          minRequests: withDefault(int(1, 1_000_000), CANARY_DEFAULTS.minRequests),
+          maxErrorRateIncrease: withDefault(num(0, 1), CANARY_DEFAULTS.maxErrorRateIncrease),
+        },
+        { note: "defaults of `kedge sync --canary`: the canary's share of new requests and sessions, and how the edge decides it" },
+      ),
+      {},
     ),
     // Another implementation's policies that this edge does not enforce, acknowledged on purpose.
     acknowledgedPolicies: withDefault(

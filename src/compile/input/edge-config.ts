@@ -2,6 +2,7 @@
  * @module The edge settings file (`config/kedge.yaml`, kind EdgeConfig): which gatewayClassName this
  * edge serves and which clusters it balances across. A wrong edge file stops the sync (exit 2).
  */
+import type { CanaryAnalysis } from "../../table/canary";
 import type { Locate } from "../../gateway-api/locate";
 import { isJsonObject } from "../../gateway-api/manifest";
 import { hostnameProblem } from "../../gateway-api/hostname";
@@ -74,6 +75,11 @@ export interface LocalitySettings {
   minHealthyEndpoints: number;
 }
 
+/** `spec.rollout`, in the pointer's terms (src/table/canary.ts). */
+export interface RolloutSettings extends CanaryAnalysis {
+  percent: number;
+}
+
 export interface EdgeConfig {
   /** The table name; the KV keys are `table/<name>/...`. */
   name: string;
@@ -90,6 +96,8 @@ export interface EdgeConfig {
   failover: { minHealthyEndpoints: number };
   /** Other implementations' policies this edge does not enforce, acknowledged on purpose (no error for them). */
   acknowledgedPolicies: AcknowledgedPolicy[];
+  /** What `kedge sync --canary` uses unless its flag says otherwise (absent: the defaults, canary.ts). */
+  rollout?: RolloutSettings;
 }
 
 /** The edge settings cannot be used; the message says which field and how to fix it. */
@@ -241,5 +249,11 @@ export function parseEdgeConfig(raw: unknown, file: string, locate?: Locate): Ed
     locality: spec.locality?.preferNearest ? { minHealthyEndpoints: spec.locality.minHealthyEndpoints } : undefined,
     failover: { minHealthyEndpoints: spec.failover?.minHealthyEndpoints ?? 1 },
     acknowledgedPolicies: spec.acknowledgedPolicies,
+    rollout: {
+      percent: spec.rollout.percent,
+      windowMs: parseDuration(spec.rollout.window)!,
+      minRequests: spec.rollout.minRequests,
+      maxErrorRateIncrease: spec.rollout.maxErrorRateIncrease,
+    },
   };
 }
