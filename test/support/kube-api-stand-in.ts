@@ -208,6 +208,11 @@ export class KubeStandIn {
     return this.objects.get(plural)!.get(`${namespace}/${name}`);
   }
 
+  /** The changes recorded to one resource's objects, oldest first (a Lease's history of holders). */
+  eventsOf(plural: string): { type: string; object: Obj }[] {
+    return this.events.filter((e) => e.plural === plural).map(({ type, object }) => ({ type, object }));
+  }
+
   /** Every object of a resource, by namespace/name. */
   objectsOf(plural: string): Map<string, Obj> {
     return this.objects.get(plural)!;
