@@ -32,11 +32,7 @@ export interface PagedList {
  * Lists `path` in pages of `pageSize`. `get` answers a GET (and throws on what stops a read: a refusal, a
  * server that cannot be reached); any status but 200 and 410 is returned as it is.
  */
-export async function listInPages(
-  get: (path: string) => Promise<ApiAnswer>,
-  path: string,
-  pageSize = PAGE_SIZE,
-): Promise<PagedList> {
+export async function listInPages(get: (path: string) => Promise<ApiAnswer>, path: string, pageSize = PAGE_SIZE): Promise<PagedList> {
   for (let restart = 0; ; restart++) {
     const paged = restart <= RESTARTS;
     const pages: ListPage[] = [];
