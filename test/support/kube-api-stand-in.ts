@@ -167,8 +167,11 @@ export class KubeStandIn {
     res.write(`${JSON.stringify({ type: event.type, object: { apiVersion, kind: r.kind, ...event.object } })}\n`);
   }
 
-  /** Creates or replaces an object's spec (and other top-level fields but status), as `kubectl apply` would. */
-  apply(plural: string, item: Json): Obj {
+  /**
+   * Creates or replaces an object's spec (and other top-level fields but status), as `kubectl apply` would.
+   * `dropEvent`: no watch hears of it, as when a stream died quietly; only a list finds it.
+   */
+  apply(plural: string, item: Json, dropEvent = false): Obj {
     const r = this.resource(plural);
     const byName = this.objects.get(plural)!;
     const before = byName.get(this.keyOf(r, item));
@@ -183,7 +186,7 @@ export class KubeStandIn {
     );
     if (before) obj.metadata.uid = before.metadata.uid;
     byName.set(this.key(obj), obj);
-    this.record(plural, before ? "MODIFIED" : "ADDED", obj);
+    if (!dropEvent) this.record(plural, before ? "MODIFIED" : "ADDED", obj);
     return obj;
   }
 
