@@ -83,7 +83,8 @@ export async function runController(
       readiness: () => watch.readiness(),
     },
   );
-  if (Object.keys(endpoints.urls).length > 0) io.record({ time: time(), serving: endpoints.urls });
+  if (Object.keys(endpoints.urls).length > 0)
+    io.record({ time: time(), serving: Object.keys(endpoints.urls).join(","), ...endpoints.urls });
 
   const campaign = new AbortController();
   const electing = elector

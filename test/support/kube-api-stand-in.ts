@@ -27,7 +27,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { discoveryAnswer, statusBody } from "./stand-in-wire";
-import { BUILTIN_RESOURCES, createObject, deleteObject, pageOf, patchStatus, replaceObject, type WriteContext } from "./stand-in-writes";
+import {
+  BUILTIN_RESOURCES,
+  createObject,
+  deleteObject,
+  pageOf,
+  patchObject,
+  patchStatus,
+  replaceObject,
+  type WriteContext,
+} from "./stand-in-writes";
 
 /** One resource the stand-in serves: its group, version, plural name, kind, and objects (as written in YAML, without apiVersion/kind). */
 export interface StandInResource {
@@ -334,7 +343,7 @@ export class KubeStandIn {
     body: string,
     send: (status: number, payload: unknown) => void,
   ): void {
-    if (req.method === "POST") return createObject(this.writeContext(), r, namespace, body, send);
+    if (req.method === "POST") return createObject(this.writeContext(), r, namespace, body, send, url.searchParams.get("dryRun") === "All");
     if (req.method !== "GET") return send(405, statusBody(405, "MethodNotAllowed", `${req.method} is not allowed on a collection here`));
     if (this.options.forbidden?.includes(r.plural))
       return send(
@@ -417,10 +426,14 @@ export class KubeStandIn {
     const notFound = () => send(404, statusBody(404, "NotFound", `${r.plural}.${r.group} "${name}" not found`));
     if (subresource !== undefined && subresource !== "status") return notFound();
     if (req.method === "GET") return current ? send(200, { apiVersion, kind: r.kind, ...current }) : notFound();
-    if (req.method === "PUT" && subresource === undefined) return replaceObject(this.writeContext(), r, namespace, name, body, send);
+    const dryRun = new URL(req.url ?? "/", "http://stand-in").searchParams.get("dryRun") === "All";
+    if (req.method === "PUT" && subresource === undefined)
+      return replaceObject(this.writeContext(), r, namespace, name, body, send, dryRun);
     if (req.method === "DELETE" && subresource === undefined) return deleteObject(this.writeContext(), r, namespace, name, send);
+    if (req.method === "PATCH" && subresource === undefined)
+      return patchObject(this.writeContext(), r, namespace, name, req.headers["content-type"], body, send, dryRun);
     if (req.method !== "PATCH" || subresource !== "status")
-      return send(405, statusBody(405, "MethodNotAllowed", `the stand-in takes GET, POST, PUT, DELETE and status patches`));
+      return send(405, statusBody(405, "MethodNotAllowed", `the stand-in takes GET, POST, PUT, PATCH and DELETE`));
     if (!current) return notFound();
     patchStatus(this.writeContext(), r, namespace, name, req.headers["content-type"], body, send);
   }

@@ -73,8 +73,15 @@ function admitted(ctx: WriteContext, r: StandInResource, namespace: string | und
   return false;
 }
 
-/** POST to a collection: the object created (201), as the API server stamps it. */
-export function createObject(ctx: WriteContext, r: StandInResource, namespace: string | undefined, body: string, send: Send): void {
+/** POST to a collection: the object created (201), as the API server stamps it; with `dryRun` (?dryRun=All), checked and not kept. */
+export function createObject(
+  ctx: WriteContext,
+  r: StandInResource,
+  namespace: string | undefined,
+  body: string,
+  send: Send,
+  dryRun = false,
+): void {
   const o = parse(body, send);
   if (!o || !admitted(ctx, r, namespace, o, send)) return;
   const metadata: Json = { ...(o.metadata as Json), ...(clusterScoped(r) ? {} : { namespace }) };
@@ -83,13 +90,22 @@ export function createObject(ctx: WriteContext, r: StandInResource, namespace: s
   if (byName.has(key)) return send(409, statusBody(409, "AlreadyExists", `${qualified(r)} "${String(metadata.name)}" already exists`));
   const { status: _status, ...fields } = o;
   const created = ctx.standIn.stamp(r, { ...fields, metadata }, 1);
+  if (dryRun) return send(201, { apiVersion: apiVersionOf(r), kind: r.kind, ...created });
   byName.set(key, created);
   ctx.standIn.record(r.plural, "ADDED", created);
   send(201, { apiVersion: apiVersionOf(r), kind: r.kind, ...created });
 }
 
-/** PUT of one object: replaced when its resourceVersion precondition holds (200), else 409 Conflict. */
-export function replaceObject(ctx: WriteContext, r: StandInResource, namespace: string, name: string, body: string, send: Send): void {
+/** PUT of one object: replaced when its resourceVersion precondition holds (200), else 409 Conflict; not kept with `dryRun`. */
+export function replaceObject(
+  ctx: WriteContext,
+  r: StandInResource,
+  namespace: string,
+  name: string,
+  body: string,
+  send: Send,
+  dryRun = false,
+): void {
   const o = parse(body, send);
   if (!o || !admitted(ctx, r, clusterScoped(r) ? undefined : namespace, o, send)) return;
   const metadata = (o.metadata ?? {}) as Json;
@@ -114,6 +130,7 @@ export function replaceObject(ctx: WriteContext, r: StandInResource, namespace: 
     { ...fields, ...(current.status ? { status: current.status } : {}), metadata: { ...metadata, uid: current.metadata.uid } },
     current.metadata.generation + (specChanged ? 1 : 0),
   );
+  if (dryRun) return send(200, { apiVersion: apiVersionOf(r), kind: r.kind, ...replaced });
   byName.set(key, replaced);
   ctx.standIn.record(r.plural, "MODIFIED", replaced);
   send(200, { apiVersion: apiVersionOf(r), kind: r.kind, ...replaced });
@@ -211,4 +228,29 @@ export function patchStatus(
   ctx.standIn.objectsOf(r.plural).set(key, updated);
   ctx.standIn.record(r.plural, "MODIFIED", updated);
   send(200, { apiVersion, kind: r.kind, ...updated });
+}
+
+/**
+ * A PATCH of an object itself (not its status), as `kubectl apply` sends one to an object that exists: a JSON
+ * merge patch, and a strategic merge patch read as one (lists replaced whole: enough for a re-apply of the
+ * same manifests), checked like a replacement.
+ */
+export function patchObject(
+  ctx: WriteContext,
+  r: StandInResource,
+  namespace: string,
+  name: string,
+  contentType: string | undefined,
+  body: string,
+  send: Send,
+  dryRun = false,
+): void {
+  if (!/^application\/(merge-patch|strategic-merge-patch)\+json/.test(contentType ?? ""))
+    return send(415, statusBody(415, "UnsupportedMediaType", `the stand-in takes merge patches, not ${contentType}`));
+  const current = ctx.standIn.objectsOf(r.plural).get(`${clusterScoped(r) ? "" : namespace}/${name}`);
+  if (!current) return send(404, statusBody(404, "NotFound", `${qualified(r)} "${name}" not found`));
+  const patch = parse(body, send);
+  if (!patch) return;
+  const merged = mergePatch({ apiVersion: apiVersionOf(r), kind: r.kind, ...current }, patch) as Json;
+  replaceObject(ctx, r, namespace, name, JSON.stringify(merged), send, dryRun);
 }
