@@ -153,7 +153,19 @@ describe("the packed package, installed read-only and used as the README says", 
     const first = npx("kedge", "--help");
     expect(first.status, first.stderr).toBe(0);
     const commands = [...first.stdout.matchAll(/^ {2}([a-z]+) /gm)].map((m) => m[1]!).filter((c) => c !== "help");
-    expect(commands).toEqual(["init", "dev", "validate", "sync", "diff", "rollback", "history", "explain", "status", "completion"]);
+    expect(commands).toEqual([
+      "init",
+      "dev",
+      "validate",
+      "sync",
+      "diff",
+      "rollback",
+      "history",
+      "explain",
+      "status",
+      "manifests",
+      "completion",
+    ]);
     for (const c of commands) {
       const help = npx("kedge", c, "--help");
       expect(help.status, c).toBe(0);

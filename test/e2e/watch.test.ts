@@ -192,7 +192,9 @@ spec:
     // West's endpoint, from its last snapshot, still serves its share.
     expect(await answered("shop.example.com")).toEqual(["east", "west"]);
     const status = await runScript("scripts/cli/main.ts", ["status", "--config", ws.config, "--persist-to", ws.state]);
-    expect(status.stdout).toMatch(/cluster west: 1 of 1 endpoint ready; API unreachable since \S+ \(snapshot 0 min old\)/);
+    expect(status.stdout).toMatch(
+      /cluster west: 1 of 1 endpoint ready; 1 route, 1 Service; API unreachable since \S+ \(snapshot 0 min old\)/,
+    );
 
     from = watcher.records.length;
     const dropped = await watcher.next((r) => r.dropped === "west", from, 15_000);
