@@ -51,6 +51,7 @@ export interface ElectorOptions {
   random?: () => number;
 }
 
+/** One candidate of the election: `run` campaigns, leads and releases; `isLeader` gates the pushes. */
 export class LeaderElector {
   private observed: LeaseRecord | null = null;
   private observedRaw = "";

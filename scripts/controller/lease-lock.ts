@@ -74,6 +74,7 @@ export interface ReadLease {
   raw: string;
 }
 
+/** The election's Lease in one namespace of one cluster, read and written with optimistic concurrency. */
 export class LeaseLock {
   /** The Lease as last read or written: its resourceVersion is the next update's precondition. */
   private lease: LeaseObject | null = null;

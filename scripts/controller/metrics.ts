@@ -13,6 +13,7 @@ import type { PushResult, WatchObserver } from "../watch/watch-loop";
 
 const PUSH_RESULTS: PushResult[] = ["pushed", "unchanged", "refused", "held", "failed"];
 
+/** The process's registry and kedge's series in it; the watch loop's observer (it counts each cycle's outcome). */
 export class ControllerMetrics implements WatchObserver {
   readonly registry = new Registry();
   private readonly pushes: Counter<"result">;

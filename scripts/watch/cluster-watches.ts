@@ -13,6 +13,7 @@ const ageSeconds = (since: Date, now: number) => Math.round((now - since.getTime
 /** Since when a watch's cluster has not answered: never listed counts from its start. */
 const staleSince = (w: ClusterWatch): Date | null => (w.listed ? w.staleSince : new Date(w.startedAt));
 
+/** The watches of kedge.yaml's live clusters, by cluster name. */
 export class ClusterWatches {
   private readonly watches = new Map<string, ClusterWatch>();
   /** A cluster re-pointed in kedge.yaml (another context or kubeconfig): its new watch, until it has listed once. */
