@@ -305,12 +305,15 @@ export class WatchLoop {
     this.warm = true;
     this.hooks.observer?.compiled({ errors: counts.errors, warnings: counts.warnings });
     const table = `${loaded.edge.name}@${checked.result.table.version}`;
-    // A follower compiles (it stays warm) but neither pushes nor writes status: the leader does.
-    if (this.hooks.gate && !this.hooks.gate.mayPublish()) {
+    // A follower compiles (it stays warm) but neither pushes nor writes status: the leader does. Asked again
+    // right before the push: leadership may have been lost while this cycle compiled.
+    const following = () => {
+      if (!this.hooks.gate || this.hooks.gate.mayPublish()) return false;
       this.io.record({ ...base, table, pushed: false, leading: false, leader: this.hooks.gate.publisher() || "none yet", ...counts });
       this.scheduleStaleBound(Date.now());
-      return;
-    }
+      return true;
+    };
+    if (following()) return;
     if (checked.refusal) {
       this.hooks.observer?.pushed("refused", new Date());
       this.io.record({
@@ -341,6 +344,7 @@ export class WatchLoop {
         return;
       }
     }
+    if (following()) return;
     const { pushed, held } = await this.push(checked.plan, loaded.edge.name, current);
     this.hooks.observer?.pushed(held ? "held" : pushed ? "pushed" : "unchanged", new Date());
     if (held) {
