@@ -38,7 +38,7 @@ function docsPage(page: string): string {
  * in from a shared folder); a file or folder reached twice, through a link or a link loop, is read once.
  * A link to a manifest that does not exist stops the sync: skipping it would drop its routes from the edge.
  */
-function filesUnder(dir: string, seen = new Set<string>()): string[] {
+export function filesUnder(dir: string, seen = new Set<string>()): string[] {
   seen.add(realpathSync(dir));
   return readdirSync(dir, { withFileTypes: true })
     .sort((a, b) => (a.name < b.name ? -1 : 1))

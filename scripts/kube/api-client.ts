@@ -37,6 +37,19 @@ export class ApiUnreachable extends UserError {
 /** Where a ServiceAccount's token is when kedge runs in a cluster (the client library then reads it as `inClusterContext`). */
 const SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 
+/** Whether kedge runs in a Pod: its ServiceAccount's token is mounted and the API server is named in its environment. */
+export const inPod = (env: NodeJS.ProcessEnv = process.env): boolean =>
+  env.KUBERNETES_SERVICE_HOST !== undefined && existsSync(SERVICE_ACCOUNT_TOKEN);
+
+/** What a KubeApi reads of a cluster's settings, for one that kedge.yaml does not name (the Lease's cluster). */
+const IN_CLUSTER_SETTINGS: ClusterSettings = {
+  name: "in-cluster",
+  weight: 1,
+  state: "Serving",
+  priority: 0,
+  endpoints: { from: "EndpointSlice", scheme: "http" },
+};
+
 /**
  * Where a default kubeconfig is looked for, as kubectl and the client library look: each file of $KUBECONFIG,
  * else ~/.kube/config; null when one of them exists (or kedge runs in a cluster). Without any, the library
@@ -121,8 +134,31 @@ export class KubeApi {
     );
   }
 
+  /**
+   * The cluster kedge runs in, through its ServiceAccount (`inClusterContext`), whatever kubeconfig is
+   * mounted for the other clusters: where leader election's Lease is kept when kedge runs in a Pod.
+   */
+  static inCluster(name = "in-cluster"): KubeApi {
+    const kc = new KubeConfig();
+    try {
+      kc.loadFromCluster();
+    } catch (error) {
+      throw new UserError(
+        `cannot read the Pod's ServiceAccount (${(error as Error).message})`,
+        "run kedge in a Pod with a ServiceAccount token mounted, or name a context with --leader-elect-context",
+      );
+    }
+    const server = kc.getCurrentCluster()?.server;
+    if (!server || server.includes("undefined"))
+      throw new UserError(
+        "the Pod's environment names no API server (KUBERNETES_SERVICE_HOST is not set)",
+        "name a context with --leader-elect-context",
+      );
+    return new KubeApi({ ...IN_CLUSTER_SETTINGS, name, kubeContext: kc.getCurrentContext() }, kc, new URL(server));
+  }
+
   /** One request; an unreachable server is an ApiUnreachable, an answer of any status is returned. */
-  async request(method: string, path: string, body?: { type: string; text: string }): Promise<ApiAnswer> {
+  async request(method: string, path: string, body?: { type: string; text: string }, timeoutMs = TIMEOUT_MS): Promise<ApiAnswer> {
     const req = await this.open(method, path, body ? { "content-type": body.type } : {});
     return new Promise((resolve, reject) => {
       req.on("response", (res: IncomingMessage) => {
@@ -131,8 +167,8 @@ export class KubeApi {
         res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
         res.on("error", (error) => reject(this.unreachable(error)));
       });
-      req.setTimeout(TIMEOUT_MS, () =>
-        req.destroy(Object.assign(new Error(`no answer within ${TIMEOUT_MS / 1000} s`), { code: "ETIMEDOUT" })),
+      req.setTimeout(timeoutMs, () =>
+        req.destroy(Object.assign(new Error(`no answer within ${timeoutMs / 1000} s`), { code: "ETIMEDOUT" })),
       );
       req.on("error", (error) => reject(this.unreachable(error)));
       req.end(body?.text);

@@ -1,10 +1,12 @@
 /**
  * @module One live cluster kept current for `sync --watch`, as a client-go informer keeps its cache: list
- * every kind kedge reads (discovery first), then watch each from the list's resourceVersion. A watch that
- * ends is opened again where it left off; one the server answers with an ERROR event (410 Gone after a
- * compaction, or any other) lists that kind again; a kind whose resource went away (404: its CRD was
- * removed) sends the watch back to discovery, as does a timer every few minutes (a CRD installed later
- * is then listed). The snapshot is the objects as last seen. When the API stops answering (refused,
+ * every kind kedge reads (discovery first; lists in pages, paged-list.ts), then watch each from the list's
+ * resourceVersion, with bookmarks where the server sends them. A watch that ends is opened again where it
+ * left off; one the server answers with an ERROR event (410 Gone after a compaction, or any other) lists
+ * that kind again; a kind whose resource went away (404: its CRD was removed) sends the watch back to
+ * discovery, as does the resync period (`--resync-period`): everything is discovered and listed again, so a
+ * CRD installed later is listed and a change a watch missed (a stream that died quietly) is found, and told
+ * as such. The snapshot is the objects as last seen. When the API stops answering (refused,
  * reset, silent past the watch's deadline, overloaded, failing), the snapshot stays and the cluster is
  * stale from that moment until a list or watch succeeds again; attempts back off to 30 s. A change to an
  * object's status alone is not a change for the kinds kedge writes status to (its own writes among them);
@@ -17,7 +19,7 @@ import { discoverListings, type Listing } from "./discovery";
 import type { SkippedDocument } from "../../src/gateway-api/parse-manifests";
 import { type ClusterObjects, isRefusal, listListing, objectsOf, readable } from "./read-cluster";
 import { jsonOf } from "../lib/json";
-import { OBJECT_LIST, type WatchEvent, WATCH_EVENT } from "./api-answers";
+import { type WatchEvent, WATCH_EVENT } from "./api-answers";
 
 type Json = Record<string, unknown>;
 
@@ -28,6 +30,14 @@ interface ListingState {
   objects: Map<string, Json>;
   /** Another implementation's policy kind kedge may not list: not watched, said as a warning. */
   refused?: SkippedDocument;
+}
+
+export interface ClusterWatchOptions {
+  /** How often everything is discovered and listed again while the watches run (`--resync-period`). */
+  resyncMs?: number;
+  /** A line for the log: a relist found changes the watch had missed. */
+  note?: (line: string) => void;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 /** The listing's resource is gone (404): discovery again. */
@@ -49,8 +59,20 @@ const BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000];
 /** The server ends a watch after this; the client gives it a grace past that before calling it gone. */
 const WATCH_SECONDS = 300;
 const WATCH_GRACE_MS = 30_000;
-/** How often discovery runs again while the API answers (a CRD installed or removed meanwhile). */
-const REDISCOVER_MS = 10 * 60_000;
+/**
+ * A watch stream that has delivered nothing (no event, no bookmark) and not been opened again for longer
+ * than this is stuck: its own deadline should have ended it (/healthz fails, controller/health.ts).
+ */
+export const WATCH_SILENCE_LIMIT_MS = WATCH_SECONDS * 1000 + WATCH_GRACE_MS + 30_000;
+/** The default resync period: discovery and every list again, as often as this. */
+export const RESYNC_MS = 10 * 60_000;
+
+const sleepFor = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
 
 export class ClusterWatch {
   readonly api: KubeApi;
@@ -61,21 +83,40 @@ export class ClusterWatch {
   staleSince: Date | null = null;
   /** Whether every listing was listed at least once (the snapshot is whole). */
   listed = false;
+  /** When the cluster's API last delivered something: a list, a watch event or a bookmark (ms). */
+  heardAt = Date.now();
+  /** Changes a periodic relist found that the watches had missed, since the start. */
+  missedChanges = 0;
   private readonly states = new Map<string, ListingState>();
+  /** Each open watch stream's listing path, and when it last delivered a line or was opened (ms). */
+  private readonly streams = new Map<string, number>();
   private readonly abort = new AbortController();
+  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  private readonly resyncMs: number;
+  /** Set while a periodic relist runs: a difference it finds is one the watches missed. */
+  private resyncing = false;
 
   constructor(
     readonly cluster: ClusterSettings,
     /** Called after each change to the snapshot, and when the cluster turns stale or answers again. */
     private readonly changedListener: (why: string) => void,
-    private readonly sleep = (ms: number, signal: AbortSignal) =>
-      new Promise<void>((resolve) => {
-        if (signal.aborted) return resolve();
-        const timer = setTimeout(resolve, ms);
-        signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-      }),
+    private readonly options: ClusterWatchOptions = {},
   ) {
     this.api = KubeApi.forCluster(cluster);
+    this.sleep = options.sleep ?? sleepFor;
+    this.resyncMs = options.resyncMs ?? RESYNC_MS;
+  }
+
+  /** How many objects of each kind the snapshot holds. */
+  counts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const { listing, objects } of this.states.values()) counts.set(listing.kind, (counts.get(listing.kind) ?? 0) + objects.size);
+    return counts;
+  }
+
+  /** The longest time an open watch stream of this cluster has delivered nothing, in ms (0 with none open). */
+  longestSilenceMs(now = Date.now()): number {
+    return Math.max(0, ...[...this.streams.values()].map((at) => now - at));
   }
 
   private get stopped(): boolean {
@@ -132,17 +173,27 @@ export class ClusterWatch {
       return;
     }
     if (answer.status === 404) throw new Rediscover(`${listing.path} is gone`);
-    const body = jsonOf(answer.body, OBJECT_LIST, `${listing.path}: the list`);
+    this.heardAt = Date.now();
     const objects = new Map<string, Json>();
-    for (const item of body.items ?? []) objects.set(keyOf(item), item);
-    const resourceVersion = body.metadata?.resourceVersion ?? "";
+    for (const page of answer.pages) for (const item of page.list.items ?? []) objects.set(keyOf(item), item);
     const before = this.states.get(listing.path);
-    this.states.set(listing.path, { listing, resourceVersion, objects });
-    const same =
-      before &&
-      before.objects.size === objects.size &&
-      [...objects].every(([k, o]) => before.objects.has(k) && readPart(listing, before.objects.get(k)!) === readPart(listing, o));
-    if (!same && this.listed) this.changed(`cluster ${this.cluster.name}: ${listing.kind} listed again`);
+    this.states.set(listing.path, { listing, resourceVersion: answer.resourceVersion, objects });
+    if (!before || !this.listed) return;
+    const differ = [...objects.keys(), ...[...before.objects.keys()].filter((k) => !objects.has(k))].filter((k) => {
+      const was = before.objects.get(k);
+      const now = objects.get(k);
+      return !was || !now || readPart(listing, was) !== readPart(listing, now);
+    });
+    if (differ.length === 0) return;
+    if (this.resyncing) {
+      // The watch should have told these: a stream that died quietly, or events the server dropped.
+      this.missedChanges += differ.length;
+      const named = differ.slice(0, 5).map((k) => k.replace(/^\//, ""));
+      this.options.note?.(
+        `! cluster ${this.cluster.name}: the periodic relist found ${differ.length} ${listing.kind} change${differ.length === 1 ? "" : "s"} its watch had missed (${named.join(", ")}${differ.length > 5 ? ", ..." : ""}); the snapshot has them now`,
+      );
+    }
+    this.changed(`cluster ${this.cluster.name}: ${listing.kind} listed again`);
   }
 
   /** Discovery, then every listing listed; kinds no longer served leave the snapshot. */
@@ -164,7 +215,7 @@ export class ClusterWatch {
     let failures = 0;
     while (!signal.aborted) {
       try {
-        await this.listAll();
+        await this.listAll().finally(() => (this.resyncing = false));
         if (signal.aborted) return;
         this.answered();
         if (!this.listed) {
@@ -188,13 +239,16 @@ export class ClusterWatch {
 
   /**
    * One watch per listing, each resuming where it ended, until one fails (every watch of the round then
-   * ends, and the next round lists everything again) or the rediscovery timer ends the round.
+   * ends, and the next round lists everything again) or the resync period ends the round.
    */
   private async watchRound(signal: AbortSignal): Promise<void> {
     const round = new AbortController();
     const stopRound = () => round.abort();
     signal.addEventListener("abort", stopRound, { once: true });
-    const timer = setTimeout(stopRound, REDISCOVER_MS);
+    const timer = setTimeout(() => {
+      this.resyncing = true;
+      stopRound();
+    }, this.resyncMs);
     try {
       await Promise.all(
         this.listings
@@ -210,6 +264,7 @@ export class ClusterWatch {
       clearTimeout(timer);
       signal.removeEventListener("abort", stopRound);
       round.abort();
+      this.streams.clear();
     }
   }
 
@@ -221,10 +276,13 @@ export class ClusterWatch {
       const query = `watch=1&allowWatchBookmarks=true&timeoutSeconds=${WATCH_SECONDS}&resourceVersion=${encodeURIComponent(state.resourceVersion)}`;
       let relist = false;
       const opened = Date.now();
+      this.streams.set(listing.path, opened);
       const answer = await this.api
         .stream(
           `${listing.path}?${query}`,
           (line) => {
+            this.heardAt = Date.now();
+            this.streams.set(listing.path, this.heardAt);
             const event = jsonOf(line, WATCH_EVENT, `${listing.path}: a watch event`);
             // 410 Gone (compacted past our version) or any other error: the watch is over; list again.
             if (event.type === "ERROR") {

@@ -35,6 +35,18 @@ export interface Listing {
 const mayHoldOthersPolicies = (group: string): boolean =>
   group === GATEWAY_GROUP || group === X_GROUP || (group.includes(".") && !group.endsWith(".k8s.io"));
 
+/**
+ * Other implementations' policy kinds that kedge's RBAC (config/rbac/kedge-sync.yaml, `kedge manifests`)
+ * grants reading, by API group: discovery finds any `...Policy` kind of a CRD group, but a ClusterRole can
+ * only name the ones known. A kind missing here is a warning naming the rule to add (read-cluster.ts).
+ */
+export const KNOWN_OTHERS_POLICIES: Readonly<Record<string, readonly string[]>> = {
+  "gateway.envoyproxy.io": ["securitypolicies", "backendtrafficpolicies", "clienttrafficpolicies", "envoyextensionpolicies"],
+  "gateway.nginx.org": ["clientsettingspolicies", "observabilitypolicies", "upstreamsettingspolicies", "snippetspolicies"],
+  "gateway.kgateway.dev": ["trafficpolicies", "backendconfigpolicies", "httplistenerpolicies"],
+  "security.istio.io": ["authorizationpolicies"],
+};
+
 /** Gateway API names policy kinds "...Policy" (GEP-713). */
 const mayBeOthersPolicy = (group: string, kind: string): boolean =>
   kind.endsWith("Policy") && READ_KINDS[kind]?.includes(group) !== true && mayHoldOthersPolicies(group);

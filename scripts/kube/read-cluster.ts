@@ -1,7 +1,7 @@
 /**
  * @module A cluster read through the Kubernetes API (kedge.yaml `kubeContext`) once: like kubectl, ask the
- * API server which versions it serves (discovery), then list every kind kedge reads in all namespaces.
- * The answers are the API server's JSON lists, read by the same parser as `kubectl get -o json` output. A
+ * API server which versions it serves (discovery), then list every kind kedge reads in all namespaces, in
+ * pages of 500 (paged-list.ts). The answers are the API server's JSON lists, read by the same parser as `kubectl get -o json` output. A
  * kind the cluster does not have (its CRD not installed) is skipped. A cluster that cannot be reached, or
  * that refuses the listing, stops the sync with its name and the reason: its objects are never dropped
  * from the table in silence. Other implementations' policy kinds are listed too (discovery.ts); not being
@@ -14,6 +14,7 @@ import { parseManifestFile, type SkippedDocument } from "../../src/gateway-api/p
 import { UserError } from "../lib/user-error";
 import { type ApiAnswer, ApiUnreachable, KubeApi, statusMessage } from "./api-client";
 import { discoverListings, type Listing } from "./discovery";
+import { listInPages, type PagedList } from "./paged-list";
 
 export interface ClusterObjects {
   manifests: Manifest[];
@@ -22,10 +23,14 @@ export interface ClusterObjects {
 
 /**
  * A GET whose refusal stops the read: 401 and 403 name what to grant. A server that is overloaded or
- * failing (429, 5xx) is as good as unreachable: a watch retries it, a one-shot read stops.
+ * failing (429, 5xx) is as good as unreachable: a watch retries it, a one-shot read stops. 200 and 404
+ * come back, and 410 too for a page of a list (its continue token expired: paged-list.ts lists again).
  */
-export async function readable(api: KubeApi, path: string): Promise<ApiAnswer> {
-  const answer = await api.request("GET", path);
+export async function readable(api: KubeApi, request: string): Promise<ApiAnswer> {
+  const answer = await api.request("GET", request);
+  // Messages name the collection, not the page asked for.
+  const path = request.split("?")[0]!;
+  if (answer.status === 410 && request.includes("continue=")) return answer;
   if (answer.status === 429 || answer.status >= 500)
     throw new ApiUnreachable(
       `${api.where}: ${path} answered HTTP ${answer.status} (${statusMessage(answer).slice(0, 120)})`,
@@ -56,9 +61,9 @@ export function objectsOf(api: KubeApi, listing: Listing, body: string): Cluster
  * Lists one listing. Not being allowed to list another implementation's policy kind does not stop the
  * read: its policies then go unchecked, which is said as a warning naming what to grant.
  */
-export async function listListing(api: KubeApi, listing: Listing): Promise<ApiAnswer | SkippedDocument> {
+export async function listListing(api: KubeApi, listing: Listing): Promise<PagedList | SkippedDocument> {
   try {
-    return await readable(api, listing.path);
+    return await listInPages((path) => readable(api, path), listing.path);
   } catch (error) {
     if (!(error instanceof UserError) || !listing.othersPolicy) throw error;
     return {
@@ -69,7 +74,7 @@ export async function listListing(api: KubeApi, listing: Listing): Promise<ApiAn
   }
 }
 
-export const isRefusal = (listed: ApiAnswer | SkippedDocument): listed is SkippedDocument => "message" in listed;
+export const isRefusal = (listed: PagedList | SkippedDocument): listed is SkippedDocument => "message" in listed;
 
 /** A live cluster as read: its API and what it serves, for writing status back. */
 export interface LiveCluster {
@@ -91,9 +96,11 @@ export async function readLiveCluster(cluster: ClusterSettings): Promise<Cluster
         continue;
       }
       if (answer.status === 404) continue;
-      const parsed = objectsOf(api, listing, answer.body);
-      read.manifests.push(...parsed.manifests);
-      read.skipped.push(...parsed.skipped);
+      for (const page of answer.pages) {
+        const parsed = objectsOf(api, listing, page.body);
+        read.manifests.push(...parsed.manifests);
+        read.skipped.push(...parsed.skipped);
+      }
     }
     return read;
   } catch (error) {

@@ -11,14 +11,17 @@
  * state's lock is held only while it pushes) is left in place until the clusters or the config change again
  * (rollback-hold.ts), and said once in the log. With `--canary` each change goes out as a canary, which the edge
  * promotes or reverts by itself; a reverted canary marks the pointer as rolled back from its version, so the watch
- * holds it exactly as it holds a rollback by hand, until the config changes. SIGTERM or SIGINT lets a cycle in progress finish its push
- * (the pointer moves last either way), then stops. One structured record per cycle.
+ * holds it exactly as it holds a rollback by hand, until the config changes. SIGTERM or SIGINT lets a cycle in
+ * progress finish its push (the pointer moves last either way), then stops. One structured record per cycle. Under
+ * leader election (controller/) only the leader pushes and writes status: a follower watches and compiles every
+ * cycle, so that the cycle it runs on taking over publishes at once; an observer counts what each cycle did.
  */
 import { watch as watchFiles, type FSWatcher } from "node:fs";
 import { relative, resolve, sep } from "node:path";
-import type { ClusterSettings, EdgeConfig } from "../../src/compile/input/edge-config";
+import type { ClusterSettings } from "../../src/compile/input/edge-config";
 import type { CompileResult } from "../../src/compile/compile-route-table";
 import { ClusterWatch } from "../kube/cluster-watch";
+import { ClusterWatches } from "./cluster-watches";
 import { type StatusWrites, writeClusterStatuses } from "../kube/status/writer";
 import { type CompileChecks, compileForEdge } from "../cli/compile-for-edge";
 import type { KvStore } from "../store/kv-store";
@@ -45,6 +48,30 @@ export interface WatchSettings {
   rollbackPollMs?: number;
   /** `--canary [PERCENT]`: each change goes out as a canary (true: kedge.yaml's spec.rollout.percent). */
   canary?: number | true;
+  /** How often each cluster is discovered and listed again while its watches run (`--resync-period`). */
+  resyncMs?: number;
+}
+
+/** Who may publish: the leader of an election; without one, every watch does. */
+export interface PublishGate {
+  mayPublish(): boolean;
+  /** Who publishes instead, for the record of a cycle that does not ("" while nobody leads). */
+  publisher(): string;
+}
+
+/** What became of a cycle's push. */
+export type PushResult = "pushed" | "unchanged" | "refused" | "held" | "failed";
+
+/** Told what each cycle did (controller/metrics.ts counts it). */
+export interface WatchObserver {
+  compiled(counts: { errors: number; warnings: number }): void;
+  pushed(result: PushResult, at: Date): void;
+  statusWritten(reports: StatusWrites[]): void;
+}
+
+export interface WatchHooks {
+  gate?: PublishGate;
+  observer?: WatchObserver;
 }
 
 /** Where a watch writes: lines for a person, and one record per cycle. */
@@ -63,12 +90,8 @@ export interface WatchSummary {
 /** Why the watch stopped early: a cluster refused its listing (exit 2, as a one-shot sync). */
 class WatchFailed extends UserError {}
 
-const ageSeconds = (since: Date, now: number) => Math.round((now - since.getTime()) / 1000);
-
 export class WatchLoop {
-  private readonly watches = new Map<string, ClusterWatch>();
-  /** A cluster re-pointed in kedge.yaml (another context or kubeconfig): its new watch, until it has listed once. */
-  private readonly replacing = new Map<string, ClusterWatch>();
+  readonly watches: ClusterWatches;
   private retryTimer?: NodeJS.Timeout;
   private files?: FSWatcher;
   private timer?: NodeJS.Timeout;
@@ -81,6 +104,10 @@ export class WatchLoop {
   private stopping = false;
   private failure?: Error;
   private readonly summary: WatchSummary = { cycles: 0, pushes: 0 };
+  /** A cycle compiled every live cluster's snapshot: a follower is warm, ready to take over. */
+  private warm = false;
+  /** The edge serves a table (this watch published it, found it current, or left one in place). */
+  private edgeServes = false;
   private finish!: () => void;
   private readonly finished = new Promise<void>((resolve) => (this.finish = resolve));
 
@@ -88,14 +115,39 @@ export class WatchLoop {
     private readonly settings: WatchSettings,
     private readonly store: StoreOpenedAhead,
     private readonly io: WatchIO,
+    private readonly hooks: WatchHooks = {},
   ) {
     this.rollbacks = new RollbackNotices(io, (table) => this.store.use((kv: KvStore) => readPointer(kv, table)));
+    this.watches = new ClusterWatches((cluster) => this.startWatch(cluster));
+  }
+
+  /**
+   * Why this watch is not ready (/readyz), or null: ready once the edge serves a table it published or
+   * found, or, for a follower, once it has compiled every live cluster's snapshot.
+   */
+  readiness(): string | null {
+    const leading = this.hooks.gate?.mayPublish() ?? true;
+    if (this.edgeServes || (!leading && this.warm)) return null;
+    const waiting = this.watches.waiting(this.settings.staleAfterMs);
+    if (waiting.length > 0) return `waiting for cluster ${waiting.map((w) => w.cluster.name).join(", ")} to be listed once`;
+    return leading ? "no table published yet" : "no table compiled yet";
+  }
+
+  /** A change from outside the clusters and files (leadership taken): a cycle after the quiet period, or at once. */
+  poke(why: string, now = false): void {
+    this.changed(why, now);
+  }
+
+  /** Stops the watch with `error` (exit 2 for a UserError), as a cluster that refuses its listing does. */
+  fail(error: Error): void {
+    this.failure = error;
+    void this.stop();
   }
 
   /** Runs until `stop()` (or SIGTERM/SIGINT); the config must load at the start (else a UserError, exit 2). */
   async run(signals: NodeJS.Signals[] = ["SIGTERM", "SIGINT"]): Promise<WatchSummary> {
     const loaded = loadConfig(this.settings.configDir);
-    this.reconcileWatches(loaded.edge);
+    this.watches.reconcile(loaded.edge);
     // Files written under --status-out (when it is inside the config folder) are the loop's own output.
     const statusOut = this.settings.checks.statusOut
       ? relative(resolve(this.settings.configDir), resolve(this.settings.checks.statusOut))
@@ -133,57 +185,29 @@ export class WatchLoop {
     clearTimeout(this.retryTimer);
     this.rollbacks.stop();
     this.files?.close();
-    for (const w of [...this.watches.values(), ...this.replacing.values()]) w.stop();
+    this.watches.stop();
     await this.running;
     this.finish();
   }
 
   private startWatch(cluster: ClusterSettings): ClusterWatch {
-    const w = new ClusterWatch(cluster, (why) => this.changed(why));
-    w.start((error) => {
-      this.failure = new WatchFailed(error.message, error instanceof UserError ? error.hint : undefined);
-      void this.stop();
+    const w = new ClusterWatch(cluster, (why) => this.changed(why), {
+      ...(this.settings.resyncMs !== undefined ? { resyncMs: this.settings.resyncMs } : {}),
+      note: this.io.note,
     });
+    w.start((error) => this.fail(new WatchFailed(error.message, error instanceof UserError ? error.hint : undefined)));
     return w;
   }
 
-  /**
-   * Starts a watch for each live cluster kedge.yaml names and stops those it no longer names. A cluster
-   * pointed at another context or kubeconfig keeps its old watch's snapshot until the new one has listed.
-   */
-  private reconcileWatches(edge: EdgeConfig): void {
-    const live = edge.clusters.filter((c) => c.kubeContext);
-    const same = (c: ClusterSettings, w: ClusterWatch) => c.kubeContext === w.cluster.kubeContext && c.kubeconfig === w.cluster.kubeconfig;
-    for (const [name, next] of this.replacing) {
-      const cluster = live.find((c) => c.name === name);
-      if (!cluster || !same(cluster, next)) {
-        next.stop();
-        this.replacing.delete(name);
-      } else if (next.listed) {
-        this.watches.get(name)?.stop();
-        this.watches.set(name, next);
-        this.replacing.delete(name);
-      }
-    }
-    for (const [name, w] of this.watches) {
-      const cluster = live.find((c) => c.name === name);
-      if (!cluster) {
-        w.stop();
-        this.watches.delete(name);
-      } else if (!same(cluster, w) && !this.replacing.has(name)) this.replacing.set(name, this.startWatch(cluster));
-    }
-    for (const cluster of live) if (!this.watches.has(cluster.name)) this.watches.set(cluster.name, this.startWatch(cluster));
-  }
-
   /** A change: the next cycle runs after the quiet period, or at once when changes have kept coming for ten. */
-  private changed(why: string): void {
+  private changed(why: string, immediate = false): void {
     if (this.stopping) return;
     this.reasons.push(why);
     const now = Date.now();
     this.firstPending ??= now;
     clearTimeout(this.timer);
     const waited = now - this.firstPending;
-    const delay = waited >= this.settings.debounceMs * 10 ? 0 : this.settings.debounceMs;
+    const delay = immediate || waited >= this.settings.debounceMs * 10 ? 0 : this.settings.debounceMs;
     this.timer = setTimeout(() => void this.cycle(), delay);
   }
 
@@ -198,6 +222,7 @@ export class WatchLoop {
     this.running = this.runCycle(reasons)
       .catch((error: unknown) => {
         // A store that failed (or a bug): said, and tried again after a while even if nothing changes.
+        this.hooks.observer?.pushed("failed", new Date());
         this.io.record({
           time: new Date().toISOString(),
           cycle: this.summary.cycles,
@@ -217,35 +242,12 @@ export class WatchLoop {
     return this.running;
   }
 
-  /** The clusters as this cycle compiles them: stale ones marked, those stale past the bound disabled. */
-  private clustersNow(edge: EdgeConfig, now: number): { clusters: ClusterSettings[]; stale: string[]; dropped: string[] } {
-    const stale: string[] = [];
-    const dropped: string[] = [];
-    const clusters = edge.clusters.map((c) => {
-      const w = this.watches.get(c.name);
-      if (!w) return c;
-      // Never listed: its snapshot is empty since its watch started.
-      const since = w.listed ? w.staleSince : new Date(w.startedAt);
-      if (!since) return c;
-      const age = ageSeconds(since, now);
-      stale.push(`${c.name}(${age}s)`);
-      if (now - since.getTime() < this.settings.staleAfterMs) return { ...c, staleSince: since.toISOString() };
-      dropped.push(c.name);
-      return { ...c, staleSince: since.toISOString(), state: "Disabled" as const };
-    });
-    return { clusters, stale, dropped };
-  }
-
   /** A cycle again when the oldest stale cluster passes the bound, so its endpoints go without another change. */
   private scheduleStaleBound(now: number): void {
     clearTimeout(this.staleTimer);
     if (this.stopping) return;
-    const due = [...this.watches.values()]
-      .map((w) => (w.listed ? w.staleSince : new Date(w.startedAt)))
-      .filter((d): d is Date => d !== null)
-      .map((d) => d.getTime() + this.settings.staleAfterMs - now)
-      .filter((ms) => ms > 0);
-    if (due.length > 0) this.staleTimer = setTimeout(() => this.changed("a stale cluster passed --stale-after"), Math.min(...due) + 50);
+    const due = this.watches.nextStaleBoundMs(this.settings.staleAfterMs, now);
+    if (due !== null) this.staleTimer = setTimeout(() => this.changed("a stale cluster passed --stale-after"), due + 50);
   }
 
   private async runCycle(reasons: string[]): Promise<void> {
@@ -270,9 +272,9 @@ export class WatchLoop {
       });
       return;
     }
-    this.reconcileWatches(loaded.edge);
+    this.watches.reconcile(loaded.edge);
     // A cluster not listed yet (down at the start, or just added) would be pushed without its objects: wait, within the bound.
-    const waiting = [...this.watches.values()].filter((w) => !w.listed && Date.now() - w.startedAt < this.settings.staleAfterMs);
+    const waiting = this.watches.waiting(this.settings.staleAfterMs);
     if (waiting.length > 0) {
       this.io.record({
         ...base,
@@ -284,10 +286,10 @@ export class WatchLoop {
       return;
     }
     const now = Date.now();
-    const { clusters, stale, dropped } = this.clustersNow(loaded.edge, now);
+    const { clusters, stale, dropped } = this.watches.clustersNow(loaded.edge, this.settings.staleAfterMs, now);
     const manifests = [...loaded.manifests];
     const skipped = [...loaded.skipped];
-    for (const w of this.watches.values()) {
+    for (const w of this.watches.all()) {
       const objects = w.objects();
       manifests.push(...objects.manifests);
       skipped.push(...objects.skipped);
@@ -305,10 +307,23 @@ export class WatchLoop {
       stale: stale.join(",") || undefined,
       dropped: dropped.join(",") || undefined,
     };
+    this.warm = true;
+    this.hooks.observer?.compiled({ errors: counts.errors, warnings: counts.warnings });
+    const table = `${loaded.edge.name}@${checked.result.table.version}`;
+    // A follower compiles (it stays warm) but neither pushes nor writes status: the leader does. Asked again
+    // right before the push: leadership may have been lost while this cycle compiled.
+    const following = () => {
+      if (!this.hooks.gate || this.hooks.gate.mayPublish()) return false;
+      this.io.record({ ...base, table, pushed: false, leading: false, leader: this.hooks.gate.publisher() || "none yet", ...counts });
+      this.scheduleStaleBound(Date.now());
+      return true;
+    };
+    if (following()) return;
     if (checked.refusal) {
+      this.hooks.observer?.pushed("refused", new Date());
       this.io.record({
         ...base,
-        table: `${loaded.edge.name}@${checked.result.table.version}`,
+        table,
         pushed: false,
         refused: checked.refusal.reason,
         ...counts,
@@ -319,11 +334,13 @@ export class WatchLoop {
     let current: RouteTable | null | undefined;
     if (!this.settings.force && checked.result.table.version !== this.summary.served) {
       current = await this.store.use((kv: KvStore) => readCurrentTable(kv, loaded.edge.name));
+      if (current) this.edgeServes = true;
       const drop = current && current.version !== checked.result.table.version ? largeDrop(current, checked.result.table) : null;
       if (drop) {
+        this.hooks.observer?.pushed("refused", new Date());
         this.io.record({
           ...base,
-          table: `${loaded.edge.name}@${checked.result.table.version}`,
+          table,
           pushed: false,
           refused: `${drop} (--force pushes it)`,
           ...counts,
@@ -332,24 +349,27 @@ export class WatchLoop {
         return;
       }
     }
+    if (following()) return;
     const { pushed, held, canary } = await this.push(
       checked.plan,
       loaded.edge.name,
       current,
       canarySettings(this.settings.canary, loaded.edge.rollout),
     );
+    this.hooks.observer?.pushed(held ? "held" : pushed ? "pushed" : "unchanged", new Date());
     if (held) {
-      this.io.record({ ...base, table: `${loaded.edge.name}@${checked.result.table.version}`, pushed: false, held, ...counts });
+      this.io.record({ ...base, table, pushed: false, held, ...counts });
       this.scheduleStaleBound(Date.now());
       return;
     }
     const statuses = this.settings.writeStatus ? await this.writeStatus(checked.result, config) : [];
+    this.hooks.observer?.statusWritten(statuses);
     for (const r of statuses)
       for (const f of r.failed)
         this.io.note(`! cluster ${r.cluster}: status of ${f.object} not written: ${f.problem}${f.fix ? `\n    fix: ${f.fix}` : ""}`);
     this.io.record({
       ...base,
-      table: `${loaded.edge.name}@${checked.result.table.version}`,
+      table,
       pushed,
       ...(canary ? { canary } : {}),
       ...counts,
@@ -389,11 +409,13 @@ export class WatchLoop {
       this.io.note(`table ${name}@${outcome.version} went out as a canary (${outcome.canary.percent}%): the edge promotes or reverts it`);
     if (outcome.historyProblem) this.io.note(`! ${outcome.historyProblem}`);
     if (outcome.held) {
+      this.edgeServes = true;
       this.rollbacks.say(name, outcome.held);
       return { pushed: false, held: `rolled back by hand to ${outcome.held.to}` };
     }
     if (outcome.replacedRollback) this.io.note(overLine(name, outcome.replacedRollback.version, outcome.version));
     this.summary.served = outcome.version;
+    this.edgeServes = true;
     if (outcome.changed) this.summary.pushes++;
     return {
       pushed: outcome.changed,
@@ -403,7 +425,7 @@ export class WatchLoop {
 
   /** The verdict back into each live cluster that answers (a stale one is written once it answers again). */
   private writeStatus(result: CompileResult, config: LoadedConfig): Promise<StatusWrites[]> {
-    const answering = [...this.watches.values()].filter((w) => w.listed && w.staleSince === null);
+    const answering = this.watches.answering();
     const options = { controller: config.edge.controllerName, objects: config.manifests };
     return Promise.all(answering.map((w) => writeClusterStatuses(w.api, w.listings, result.statuses, options)));
   }

@@ -164,6 +164,7 @@ describe("the packed package, installed read-only and used as the README says", 
       "history",
       "explain",
       "status",
+      "manifests",
       "completion",
     ]);
     for (const c of commands) {

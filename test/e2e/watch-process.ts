@@ -11,10 +11,10 @@ export class Watcher {
   private readonly waiters = new Set<() => void>();
   readonly exited: Promise<number>;
 
-  constructor(args: string[]) {
+  constructor(args: string[], env: Record<string, string> = {}) {
     this.child = spawn(process.execPath, [RUN_BUNDLED, join(ROOT, "scripts", "cli", "main.ts"), "sync", "--watch", ...args], {
       cwd: ROOT,
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let pending = "";

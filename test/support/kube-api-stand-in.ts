@@ -8,6 +8,12 @@
  * resourceVersion precondition (409 Conflict when the object moved on); Status bodies for errors. Every
  * write bumps one resourceVersion counter; a change of spec bumps metadata.generation. It answers 401 to a
  * wrong bearer token (kubectl sends none to a plain-HTTP server) and 403 for what it is told to refuse.
+ * Lists are paged when asked (`limit`, `continue`; a continue token it has forgotten is 410 Expired, as
+ * after an etcd compaction); watches that ask for bookmarks get one every `bookmarkMs`. Besides the kinds a
+ * test gives it, it serves what `kedge manifests` prints and leader election uses (stand-in-writes.ts):
+ * Namespaces, ServiceAccounts, ConfigMaps, Secrets, RBAC, Deployments and coordination.k8s.io/v1 Leases,
+ * created with POST (409 AlreadyExists) and replaced with PUT (409 Conflict when the resourceVersion
+ * precondition fails), each checked as the API server would (stand-in-admission.ts, 422 Invalid).
  * The test changes objects as a user would (apply, remove, another controller's status), and can stop
  * answering (connections refused) and start again on the same port.
  *
@@ -15,9 +21,22 @@
  * `kubectl get gateways.gateway.networking.k8s.io,httproutes,services -A -o yaml` lists these objects,
  * `kubectl get httproutes -A --watch` prints changes as they are applied, and
  * `kubectl patch httproute web -n shop --subresource=status --type=merge -p '{"status":{...}}'` writes a status.
+ * For leader election and `kedge manifests`: `kubectl --server URL get leases -A` lists the Lease kedge
+ * holds, and `kedge manifests | kubectl --server URL apply -f -` creates every object (see the report of #41).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { discoveryAnswer, statusBody } from "./stand-in-wire";
+import {
+  BUILTIN_RESOURCES,
+  createObject,
+  deleteObject,
+  pageOf,
+  patchObject,
+  patchStatus,
+  replaceObject,
+  type WriteContext,
+} from "./stand-in-writes";
 
 /** One resource the stand-in serves: its group, version, plural name, kind, and objects (as written in YAML, without apiVersion/kind). */
 export interface StandInResource {
@@ -30,7 +49,8 @@ export interface StandInResource {
   clusterScoped?: boolean;
 }
 
-const clusterScoped = (r: StandInResource): boolean => r.clusterScoped ?? ["GatewayClass", "Namespace"].includes(r.kind);
+const CLUSTER_SCOPED = ["GatewayClass", "Namespace", "ClusterRole", "ClusterRoleBinding"];
+export const clusterScoped = (r: StandInResource): boolean => r.clusterScoped ?? CLUSTER_SCOPED.includes(r.kind);
 
 export interface StandInOptions {
   token: string;
@@ -38,10 +58,16 @@ export interface StandInOptions {
   forbidden?: string[];
   /** Plurals whose status writes are refused with 403. */
   forbiddenStatus?: string[];
+  /** Every this many ms, a BOOKMARK event on each watch that asked for them (allowWatchBookmarks). */
+  bookmarkMs?: number;
+  /** Objects created in a namespace that no Namespace object names are refused (404), as the API server does. */
+  strictNamespaces?: boolean;
 }
 
 type Json = Record<string, unknown>;
-type Obj = Json & { metadata: Json & { name: string; namespace?: string; resourceVersion: string; generation: number; uid: string } };
+export type Obj = Json & {
+  metadata: Json & { name: string; namespace?: string; resourceVersion: string; generation: number; uid: string };
+};
 
 interface Event {
   rv: number;
@@ -49,29 +75,6 @@ interface Event {
   type: "ADDED" | "MODIFIED" | "DELETED";
   object: Obj;
 }
-
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** RFC 7386 JSON merge patch: objects merge key by key, null deletes, anything else replaces. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return patch;
-  const out: Json = isObject(target) ? { ...target } : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
-  }
-  return out;
-}
-
-const statusBody = (code: number, reason: string, message: string) => ({
-  kind: "Status",
-  apiVersion: "v1",
-  metadata: {},
-  status: "Failure",
-  message,
-  reason,
-  code,
-});
 
 export class KubeStandIn {
   readonly requests: string[] = [];
@@ -90,15 +93,25 @@ export class KubeStandIn {
   private readonly events: Event[] = [];
   private readonly objects = new Map<string, Map<string, Obj>>();
   private readonly watchers = new Set<{ plural: string; res: ServerResponse; from: number }>();
+  /** Lists being read page by page: a continue token's snapshot, until expireContinueTokens(). */
+  readonly pagedLists = new Map<string, Obj[]>();
+  /** BOOKMARK events sent, in all. */
+  bookmarksSent = 0;
   private readonly sockets = new Set<Socket>();
   private server: Server;
   private port = 0;
 
+  private readonly resources: StandInResource[];
+
   private constructor(
-    private readonly resources: StandInResource[],
-    private readonly options: StandInOptions,
+    resources: StandInResource[],
+    readonly options: StandInOptions,
   ) {
-    for (const r of resources) {
+    this.resources = [
+      ...resources,
+      ...BUILTIN_RESOURCES.filter((b) => !resources.some((r) => r.plural === b.plural)).map((b) => ({ ...b, items: [] })),
+    ];
+    for (const r of this.resources) {
       const byName = new Map<string, Obj>();
       this.objects.set(r.plural, byName);
       for (const item of r.items) {
@@ -129,13 +142,13 @@ export class KubeStandIn {
     return `${clusterScoped(r) ? "" : String(metadata.namespace ?? "default")}/${String(metadata.name)}`;
   }
 
-  private resource(plural: string): StandInResource {
+  resource(plural: string): StandInResource {
     const r = this.resources.find((x) => x.plural === plural);
     if (!r) throw new Error(`the stand-in serves no ${plural}`);
     return r;
   }
 
-  private stamp(r: StandInResource, item: Json, generation: number): Obj {
+  stamp(r: StandInResource, item: Json, generation: number): Obj {
     const metadata = (item.metadata ?? {}) as Json;
     const rv = ++this.rv;
     return {
@@ -151,7 +164,7 @@ export class KubeStandIn {
     } as unknown as Obj;
   }
 
-  private record(plural: string, type: Event["type"], object: Obj): void {
+  record(plural: string, type: Event["type"], object: Obj): void {
     const event: Event = { rv: Number(object.metadata.resourceVersion), plural, type, object };
     this.events.push(event);
     for (const w of this.watchers) if (w.plural === plural) this.send(w.res, event);
@@ -163,8 +176,11 @@ export class KubeStandIn {
     res.write(`${JSON.stringify({ type: event.type, object: { apiVersion, kind: r.kind, ...event.object } })}\n`);
   }
 
-  /** Creates or replaces an object's spec (and other top-level fields but status), as `kubectl apply` would. */
-  apply(plural: string, item: Json): Obj {
+  /**
+   * Creates or replaces an object's spec (and other top-level fields but status), as `kubectl apply` would.
+   * `dropEvent`: no watch hears of it, as when a stream died quietly; only a list finds it.
+   */
+  apply(plural: string, item: Json, dropEvent = false): Obj {
     const r = this.resource(plural);
     const byName = this.objects.get(plural)!;
     const before = byName.get(this.keyOf(r, item));
@@ -179,7 +195,7 @@ export class KubeStandIn {
     );
     if (before) obj.metadata.uid = before.metadata.uid;
     byName.set(this.key(obj), obj);
-    this.record(plural, before ? "MODIFIED" : "ADDED", obj);
+    if (!dropEvent) this.record(plural, before ? "MODIFIED" : "ADDED", obj);
     return obj;
   }
 
@@ -202,6 +218,21 @@ export class KubeStandIn {
 
   object(plural: string, namespace: string, name: string): Obj | undefined {
     return this.objects.get(plural)!.get(`${namespace}/${name}`);
+  }
+
+  /** The changes recorded to one resource's objects, oldest first (a Lease's history of holders). */
+  eventsOf(plural: string): { type: string; object: Obj }[] {
+    return this.events.filter((e) => e.plural === plural).map(({ type, object }) => ({ type, object }));
+  }
+
+  /** Every object of a resource, by namespace/name. */
+  objectsOf(plural: string): Map<string, Obj> {
+    return this.objects.get(plural)!;
+  }
+
+  /** Continue tokens handed out so far are forgotten: the next page asked with one is 410 Expired. */
+  expireContinueTokens(): void {
+    this.pagedLists.clear();
   }
 
   /** Every open watch gets half an event and then its connection reset, as a proxy that drops it mid-write. */
@@ -268,7 +299,8 @@ export class KubeStandIn {
   private answer(req: IncomingMessage, res: ServerResponse, body: string): void {
     const url = new URL(req.url ?? "/", "http://stand-in");
     const path = url.pathname;
-    this.requests.push(`${req.method === "GET" ? "" : `${req.method} `}${path}${url.searchParams.has("watch") ? "?watch" : ""}`);
+    const marker = url.searchParams.has("watch") ? "?watch" : url.searchParams.has("continue") ? "?continue" : "";
+    this.requests.push(`${req.method === "GET" ? "" : `${req.method} `}${path}${marker}`);
     const send = (status: number, payload: unknown) => {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(payload));
@@ -280,31 +312,9 @@ export class KubeStandIn {
     // kubectl sends no token to a plain-HTTP server; a wrong one is refused.
     if (req.headers.authorization !== undefined && req.headers.authorization !== `Bearer ${this.options.token}`)
       return send(401, statusBody(401, "Unauthorized", "Unauthorized"));
-    if (path === "/api") return send(200, { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [] });
-    const groups = [...new Set(this.resources.filter((r) => r.group !== "").map((r) => `${r.group}/${r.version}`))];
-    if (path === "/apis")
-      return send(200, {
-        kind: "APIGroupList",
-        apiVersion: "v1",
-        groups: groups.map((gv) => {
-          const [name, version] = gv.split("/") as [string, string];
-          return { name, versions: [{ groupVersion: gv, version }], preferredVersion: { groupVersion: gv, version } };
-        }),
-      });
+    const discovery = discoveryAnswer(this.resources, path);
+    if (discovery) return send(200, discovery);
     const baseOf = (r: StandInResource) => (r.group === "" ? `/api/${r.version}` : `/apis/${r.group}/${r.version}`);
-    const base = this.resources.find((r) => path === baseOf(r));
-    if (base) {
-      const sameVersion = this.resources.filter((r) => r.group === base.group && r.version === base.version);
-      return send(200, {
-        kind: "APIResourceList",
-        apiVersion: "v1",
-        groupVersion: base.group === "" ? base.version : `${base.group}/${base.version}`,
-        resources: sameVersion.flatMap((r) => [
-          { name: r.plural, singularName: "", namespaced: !clusterScoped(r), kind: r.kind, verbs: ["get", "list", "watch", "patch"] },
-          { name: `${r.plural}/status`, singularName: "", namespaced: !clusterScoped(r), kind: r.kind, verbs: ["get", "patch", "update"] },
-        ]),
-      });
-    }
     for (const r of this.resources) {
       const prefix = baseOf(r);
       if (!path.startsWith(`${prefix}/`)) continue;
@@ -318,7 +328,7 @@ export class KubeStandIn {
       if (rest[0] !== r.plural) continue;
       const name = rest[1] === undefined ? undefined : decodeURIComponent(rest[1]);
       const subresource = rest[2];
-      if (name === undefined) return this.collection(r, namespace, url, req, res, send);
+      if (name === undefined) return this.collection(r, namespace, url, req, res, body, send);
       return this.single(r, namespace ?? "", name, subresource, req, body, send);
     }
     send(404, statusBody(404, "NotFound", "the server could not find the requested resource"));
@@ -330,8 +340,10 @@ export class KubeStandIn {
     url: URL,
     req: IncomingMessage,
     res: ServerResponse,
+    body: string,
     send: (status: number, payload: unknown) => void,
   ): void {
+    if (req.method === "POST") return createObject(this.writeContext(), r, namespace, body, send, url.searchParams.get("dryRun") === "All");
     if (req.method !== "GET") return send(405, statusBody(405, "MethodNotAllowed", `${req.method} is not allowed on a collection here`));
     if (this.options.forbidden?.includes(r.plural))
       return send(
@@ -358,19 +370,44 @@ export class KubeStandIn {
       this.watchers.add(watcher);
       const timeout = Number(url.searchParams.get("timeoutSeconds") || 0);
       const timer = timeout > 0 ? setTimeout(() => res.end(), timeout * 1000) : undefined;
+      const bookmarks =
+        this.options.bookmarkMs && url.searchParams.get("allowWatchBookmarks") === "true"
+          ? setInterval(() => this.bookmark(r, res), this.options.bookmarkMs)
+          : undefined;
       res.on("close", () => {
         clearTimeout(timer);
+        clearInterval(bookmarks);
         this.watchers.delete(watcher);
       });
       return;
     }
     const items = [...this.objects.get(r.plural)!.values()].filter(inScope);
+    const page = pageOf(this, items, url);
+    if ("expired" in page) return send(410, statusBody(410, "Expired", page.expired));
     send(200, {
       apiVersion: r.group === "" ? r.version : `${r.group}/${r.version}`,
       kind: `${r.kind}List`,
-      metadata: { resourceVersion: String(this.rv) },
-      items,
+      metadata: { resourceVersion: String(this.rv), ...(page.continue ? { continue: page.continue } : {}) },
+      items: page.items,
     });
+  }
+
+  /** A BOOKMARK: the resourceVersion the watch has reached, nothing else of an object. */
+  private bookmark(r: StandInResource, res: ServerResponse): void {
+    const apiVersion = r.group === "" ? r.version : `${r.group}/${r.version}`;
+    this.bookmarksSent++;
+    res.write(
+      `${JSON.stringify({ type: "BOOKMARK", object: { apiVersion, kind: r.kind, metadata: { resourceVersion: String(this.rv) } } })}\n`,
+    );
+  }
+
+  /** What the writes of stand-in-writes.ts change. */
+  private writeContext(): WriteContext {
+    return {
+      standIn: this,
+      nextVersion: () => String(++this.rv),
+      statusPatched: (path, patch) => this.statusWrites.push({ path, body: patch }),
+    };
   }
 
   private single(
@@ -389,43 +426,16 @@ export class KubeStandIn {
     const notFound = () => send(404, statusBody(404, "NotFound", `${r.plural}.${r.group} "${name}" not found`));
     if (subresource !== undefined && subresource !== "status") return notFound();
     if (req.method === "GET") return current ? send(200, { apiVersion, kind: r.kind, ...current }) : notFound();
+    const dryRun = new URL(req.url ?? "/", "http://stand-in").searchParams.get("dryRun") === "All";
+    if (req.method === "PUT" && subresource === undefined)
+      return replaceObject(this.writeContext(), r, namespace, name, body, send, dryRun);
+    if (req.method === "DELETE" && subresource === undefined) return deleteObject(this.writeContext(), r, namespace, name, send);
+    if (req.method === "PATCH" && subresource === undefined)
+      return patchObject(this.writeContext(), r, namespace, name, req.headers["content-type"], body, send, dryRun);
     if (req.method !== "PATCH" || subresource !== "status")
-      return send(405, statusBody(405, "MethodNotAllowed", `the stand-in takes only status patches`));
-    if (this.options.forbiddenStatus?.includes(r.plural))
-      return send(
-        403,
-        statusBody(
-          403,
-          "Forbidden",
-          `${r.plural}.${r.group} "${name}" is forbidden: User "kedge" cannot patch resource "${r.plural}/status" in API group "${r.group}"`,
-        ),
-      );
+      return send(405, statusBody(405, "MethodNotAllowed", `the stand-in takes GET, POST, PUT, PATCH and DELETE`));
     if (!current) return notFound();
-    this.beforeStatusPatch?.(r.plural, namespace, name);
-    const latest = byName.get(key)!;
-    if (!req.headers["content-type"]?.startsWith("application/merge-patch+json"))
-      return send(
-        415,
-        statusBody(415, "UnsupportedMediaType", `the stand-in takes application/merge-patch+json, not ${req.headers["content-type"]}`),
-      );
-    const patch = JSON.parse(body) as Json & { metadata?: { resourceVersion?: string } };
-    const precondition = patch.metadata?.resourceVersion;
-    if (precondition !== undefined && precondition !== latest.metadata.resourceVersion)
-      return send(
-        409,
-        statusBody(
-          409,
-          "Conflict",
-          `Operation cannot be fulfilled on ${r.plural}.${r.group} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
-        ),
-      );
-    this.statusWrites.push({ path: `${namespace}/${name}`, body: patch });
-    // The status subresource changes status only, whatever else the patch names.
-    const status = mergePatch(latest.status, patch.status) as Json;
-    const updated = { ...latest, status, metadata: { ...latest.metadata, resourceVersion: String(++this.rv) } };
-    byName.set(key, updated);
-    this.record(r.plural, "MODIFIED", updated);
-    send(200, { apiVersion, kind: r.kind, ...updated });
+    patchStatus(this.writeContext(), r, namespace, name, req.headers["content-type"], body, send);
   }
 }
 
@@ -440,16 +450,4 @@ export function startStandIn(resources: StandInResource[], token: string, forbid
   return KubeStandIn.start(resources, { token, forbidden });
 }
 
-/** A kubeconfig with one context per stand-in (name → server URL), all with the same bearer token. */
-export function kubeconfigFor(contexts: Record<string, string>, token: string): string {
-  const entries = Object.entries(contexts);
-  return JSON.stringify({
-    apiVersion: "v1",
-    kind: "Config",
-    // Plain HTTP on loopback: client-node (like kubectl) accepts it only with TLS verification off.
-    clusters: entries.map(([name, server]) => ({ name, cluster: { server, "insecure-skip-tls-verify": true } })),
-    users: [{ name: "kedge", user: { token } }],
-    contexts: entries.map(([name]) => ({ name, context: { cluster: name, user: "kedge" } })),
-    "current-context": entries[0]?.[0] ?? "",
-  });
-}
+export { kubeconfigFor, mergePatch, statusBody } from "./stand-in-wire";

@@ -3,6 +3,7 @@ import type { KedgeCommand } from "../command";
 import { completionCommand } from "./completion";
 import { devCommand } from "./dev";
 import { initCommand } from "./init";
+import { manifestsCommand } from "./manifests";
 import { validateCommand } from "./validate";
 import { diffCommand } from "./diff";
 import { explainCommand } from "./explain";
@@ -23,5 +24,6 @@ export const COMMANDS: readonly KedgeCommand[] = [
   historyCommand,
   explainCommand,
   statusCommand,
+  manifestsCommand,
   completionCommand,
 ];

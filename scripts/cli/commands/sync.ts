@@ -8,7 +8,9 @@ import { describeStatusWrites, writeBackStatuses } from "../../kube/status/write
 import type { StatusWrites } from "../../kube/status/writer";
 import { command, type CommandIO, EXIT, type Outcome } from "../command";
 import { OUTPUT_FLAGS, parseDurationFlag, SHARD_SIZE_FLAG, storeTarget, TARGET_FLAGS, VERBOSE_FLAG } from "../flags";
-import { WatchLoop, type WatchSummary } from "../../watch/watch-loop";
+import type { WatchSummary } from "../../watch/watch-loop";
+import { CONTROLLER_FLAGS, type ControllerFlags, controllerOptions } from "../controller-flags";
+import { runController } from "../../controller/controller";
 import type { RouteTable } from "../../../src/table/route-table";
 import type { CanaryPointer } from "../../../src/table/canary";
 import { canarySettings } from "../../store/canary-store";
@@ -25,7 +27,7 @@ import {
   STRICT_FLAG,
 } from "./diff";
 
-export interface SyncOptions extends DiffOptions {
+export interface SyncOptions extends DiffOptions, ControllerFlags {
   dryRun?: boolean;
   /** `--force`: push even a table that drops most of what the edge serves. */
   force?: boolean;
@@ -71,6 +73,8 @@ export type SyncData =
 /** `--watch`: the loop runs until SIGTERM or SIGINT; its outcome says how many cycles and pushes it made. */
 function watchAndSync(options: SyncOptions, io: CommandIO): Promise<Outcome<WatchSummary>> {
   const where = storeTarget(options);
+  // Flags are checked before anything starts: a mistake there is exit 2 with nothing opened.
+  const controller = controllerOptions(options);
   return withStore(where, "write", { waiting: io.note }, async (store) => {
     const settings = {
       configDir: options.config,
@@ -88,8 +92,9 @@ function watchAndSync(options: SyncOptions, io: CommandIO): Promise<Outcome<Watc
       canary: options.canary,
       // A rollback by hand is said within seconds locally; remotely each read is a wrangler process, so less often.
       rollbackPollMs: where.target === "remote" ? 60_000 : 2_000,
+      resyncMs: controller.resyncMs,
     };
-    const summary = await new WatchLoop(settings, store, io).run();
+    const summary = await runController(settings, store, io, controller);
     return {
       code: EXIT.OK,
       data: summary,
@@ -103,6 +108,7 @@ function watchAndSync(options: SyncOptions, io: CommandIO): Promise<Outcome<Watc
 /** Compiles, checks and pushes (or with --dry-run, compares). `compiled`: a config the caller already read and compiled. */
 export function syncTable(options: SyncOptions, io: CommandIO, compiled?: CompiledConfig): Promise<Outcome<SyncData | WatchSummary>> {
   if (options.watch) return watchAndSync(options, io);
+  controllerOptions(options); // refuses the controller's flags without --watch
   if (options.dryRun) return diffWithServed(options, io, EXIT.OK, compiled);
   const where = storeTarget(options);
   return withStore(where, "write", { progress: io.progress, waiting: io.note }, async (store) => {
@@ -221,6 +227,7 @@ export const syncCommand = command<SyncOptions>({
         "push even a table that removes more than half of the served rules or hosts (or all of them); without it such a push is refused, with the diff",
     },
     STATUS_OUT_FLAG,
+    ...CONTROLLER_FLAGS,
     {
       flags: "--no-write-status",
       description:
@@ -248,6 +255,7 @@ export const syncCommand = command<SyncOptions>({
     "kedge sync --dry-run --json",
     "kedge sync --canary 10",
     "kedge sync --watch --remote --env production",
+    "kedge sync --watch --remote --leader-elect --metrics-bind-address :8080 --health-probe-bind-address :8081",
   ],
   run: (options, _args, io) => syncTable(options, io),
 });

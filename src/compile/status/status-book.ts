@@ -22,7 +22,8 @@ export interface ListenerView {
 }
 
 /** The order statuses are emitted in: the GatewayClass, what serves, what routes, what backends. */
-const KIND_ORDER = [
+/** The kinds whose status kedge writes (the status book holds no other), in the order it emits them. */
+export const STATUS_KINDS: readonly string[] = [
   "GatewayClass",
   "Gateway",
   "ListenerSet",
@@ -39,8 +40,8 @@ const KIND_ORDER = [
   "BackendTLSPolicy",
 ];
 const rank = (kind: string): number => {
-  const i = KIND_ORDER.indexOf(kind);
-  return i < 0 ? KIND_ORDER.length : i;
+  const i = STATUS_KINDS.indexOf(kind);
+  return i < 0 ? STATUS_KINDS.length : i;
 };
 
 const refOf = (subject: Subject): ObjectRef => ("metadata" in subject ? objectRef(subject) : subject);
