@@ -3,11 +3,31 @@ import { defineConfig } from "vitest/config";
 
 process.env.WRANGLER_SEND_METRICS ??= "false";
 
+/**
+ * End-to-end files whose verdicts ride on a clock (Cron ticks and canary windows, Lease durations, a watch's
+ * staleness): they run last, one at a time, with the machine to themselves. Every other file shares two workers.
+ */
+const TIMED_E2E = [
+  "test/e2e/canary.test.ts",
+  "test/e2e/canary-watch.test.ts",
+  "test/e2e/controller.test.ts",
+  "test/e2e/live-clusters.test.ts",
+  "test/e2e/watch.test.ts",
+];
+/** Two at a time in the first group: a test file mostly waits on processes it spawned (Node, workerd). */
+const SHARED = { maxWorkers: 2, sequence: { groupOrder: 0 } };
+const e2e = {
+  environment: "node",
+  globalSetup: ["./test/e2e/global-setup.ts"],
+  testTimeout: 60_000,
+  hookTimeout: 60_000,
+} as const;
+
 export default defineConfig({
   test: {
     projects: [
       {
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", ...SHARED },
       },
       {
         plugins: [
@@ -28,19 +48,11 @@ export default defineConfig({
           name: "worker",
           include: ["test/worker/**/*.test.ts"],
           globalSetup: ["./test/worker/global-setup.ts"],
+          ...SHARED,
         },
       },
-      {
-        test: {
-          name: "e2e",
-          include: ["test/e2e/**/*.test.ts"],
-          environment: "node",
-          globalSetup: ["./test/e2e/global-setup.ts"],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
-          fileParallelism: false,
-        },
-      },
+      { test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], exclude: TIMED_E2E, ...e2e, ...SHARED } },
+      { test: { name: "e2e-timed", include: TIMED_E2E, ...e2e, maxWorkers: 1, sequence: { groupOrder: 1 } } },
     ],
   },
 });

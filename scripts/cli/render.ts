@@ -13,7 +13,8 @@ export function render(outcome: Outcome, format: OutputFormat): string {
     case "json":
       return JSON.stringify(outcome.data, null, 2);
     case "yaml":
-      return stringify(outcome.data, { lineWidth: 0 }).trimEnd();
+      // No anchors: a value the report shares between objects is written out at each place, as kubectl writes it.
+      return stringify(outcome.data, { lineWidth: 0, aliasDuplicateObjects: false }).trimEnd();
     case "text":
       return outcome.text.join("\n");
   }

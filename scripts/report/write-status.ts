@@ -22,7 +22,7 @@ export function writeStatusFiles(dir: string, statuses: ResourceStatus[], contro
     const file = join(folder, `${s.object.kind.toLowerCase()}-${s.object.namespace}-${s.object.name}.yaml`);
     try {
       mkdirSync(folder, { recursive: true });
-      writeFileSync(file, stringify(doc));
+      writeFileSync(file, stringify(doc, { aliasDuplicateObjects: false }));
     } catch (error) {
       // Written before the table: a folder that cannot take them stops the sync with nothing pushed.
       throw new UserError(

@@ -65,7 +65,8 @@ interface StatusJson {
   endedCanary?: { ended: { outcome: string; by: string } };
 }
 
-/** Steady load from `workers` clients until stopped: each answer with when it came. */
+/** Steady load from `workers` clients until stopped: each answer with when its request was sent (a request sent
+ * before a decision may be answered after it, by the version it was given). */
 class Load {
   readonly answers: { at: number; status: number; by?: string }[] = [];
   private stopped = false;
@@ -75,10 +76,11 @@ class Load {
     const until = Date.now() + limitMs;
     const client = async () => {
       while (!this.stopped && Date.now() < until) {
+        const at = Date.now();
         const response = await gateway.miniflare.dispatchFetch("http://shop.example.com/");
         const by = response.status === 200 ? ((await response.json()) as EchoResponse).endpoint : undefined;
         if (response.status !== 200) await response.arrayBuffer();
-        this.answers.push({ at: Date.now(), status: response.status, ...(by ? { by } : {}) });
+        this.answers.push({ at, status: response.status, ...(by ? { by } : {}) });
       }
     };
     this.done = Promise.all(Array.from({ length: workers }, client));

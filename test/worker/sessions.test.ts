@@ -200,8 +200,9 @@ describe("sessions and weights", () => {
       if (answer.endpoint === "infra-backend-v1") v1++;
       else pinnedToV2 ??= cookieOf(answer.setCookie);
     }
-    expect(v1 / 200).toBeGreaterThan(0.6);
-    expect(v1 / 200).toBeLessThan(0.8);
+    // 200 draws at 70%: one standard deviation is 3.2 points, these bounds 4.6 (a flake in ~200,000 runs).
+    expect(v1 / 200).toBeGreaterThan(0.55);
+    expect(v1 / 200).toBeLessThan(0.85);
     expect(pinnedToV2).toBeDefined();
     for (let i = 0; i < 20; i++) expect((await ask("/split", { cookie: pinnedToV2! })).endpoint).toBe("infra-backend-v2");
 

@@ -90,7 +90,7 @@ export const manifestsCommand = command<ManifestsOptions>({
     return {
       code: EXIT.OK,
       data: { apiVersion: "v1", kind: "List", items },
-      text: [header.join("\n"), ...items.map((o) => `---\n${stringify(o, { lineWidth: 0 }).trimEnd()}`)],
+      text: [header.join("\n"), ...items.map((o) => `---\n${stringify(o, { lineWidth: 0, aliasDuplicateObjects: false }).trimEnd()}`)],
     };
   },
 });
