@@ -9,7 +9,8 @@ import { request as httpsRequest, type RequestOptions } from "node:https";
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
-import { KubeConfig } from "@kubernetes/client-node";
+import { createRequire } from "node:module";
+import type { KubeConfig } from "@kubernetes/client-node";
 import type { ClusterSettings } from "../../src/compile/input/edge-config";
 import { UserError } from "../lib/user-error";
 import { jsonOrNull } from "../lib/json";
@@ -18,6 +19,15 @@ import { STATUS } from "./api-answers";
 const TIMEOUT_MS = 15_000;
 /** TCP keepalive probes on every connection: a watch on a peer that vanished ends in minutes, not never. */
 const KEEPALIVE_MS = 30_000;
+
+/**
+ * The client's KubeConfig, loaded on first use: importing `@kubernetes/client-node` costs 0.5-0.7 s here, which
+ * every command that reads no live cluster (help, validate, a sync of folders) would otherwise pay at its start.
+ */
+function newKubeConfig(): KubeConfig {
+  const client = createRequire(import.meta.url)("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
+  return new client.KubeConfig();
+}
 
 export interface ApiAnswer {
   status: number;
@@ -77,7 +87,7 @@ export class KubeApi {
 
   /** The kubeconfig with the cluster's context selected; a missing file or context is a UserError. */
   static forCluster(cluster: ClusterSettings): KubeApi {
-    const kc = new KubeConfig();
+    const kc = newKubeConfig();
     const missing = cluster.kubeconfig ? null : missingKubeconfig();
     if (missing)
       throw new UserError(
@@ -139,7 +149,7 @@ export class KubeApi {
    * mounted for the other clusters: where leader election's Lease is kept when kedge runs in a Pod.
    */
   static inCluster(name = "in-cluster"): KubeApi {
-    const kc = new KubeConfig();
+    const kc = newKubeConfig();
     try {
       kc.loadFromCluster();
     } catch (error) {
