@@ -7,7 +7,8 @@
  * without `status` those first requests have their connection reset instead, and `delayRetry=300ms`
  * holds each failing answer back that long. Requests
  * carrying `X-Test-Id` are counted: `GET /__origin/count?testId=ID` answers `{"count": n}` (mirror tests).
- * `GET /__origin/health` answers the origin's health status (200), `?set=503` changes it (health-check tests).
+ * `GET /__origin/health` answers the origin's health status (200), `?set=503` changes it (health-check tests);
+ * `/__origin/health/<name>` is a switch of its own, so test files that run side by side do not flip each other's.
  * A WebSocket handshake is accepted: the origin sends one text message (its identity and the path and
  * Upgrade header it saw) and keeps the connection until the client closes it.
  */
@@ -72,7 +73,8 @@ export async function startOrigin(identity: OriginIdentity, port = 0, host = "12
   let served = 0;
   const failures = new Map<string, number>();
   const seenTestIds = new Map<string, number>();
-  let healthStatus = 200;
+  /** Health answers by switch: "" for `/__origin/health`, "/<name>" for each named one. */
+  const healthStatus = new Map<string, number>();
   const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // Appended, not resolved: a request target "//a/b" is the path "//a/b", not the host "a".
     const target = req.url ?? "/";
@@ -89,11 +91,13 @@ export async function startOrigin(identity: OriginIdentity, port = 0, host = "12
       res.end(JSON.stringify({ count: seenTestIds.get(url.searchParams.get("testId") ?? "") ?? 0 }));
       return;
     }
-    if (url.pathname === "/__origin/health") {
+    if (url.pathname === "/__origin/health" || url.pathname.startsWith("/__origin/health/")) {
+      const key = url.pathname.slice("/__origin/health".length);
       const set = Number(url.searchParams.get("set"));
-      if (set >= 200 && set <= 599) healthStatus = set;
-      res.writeHead(healthStatus, { "content-type": "text/plain" });
-      res.end(String(healthStatus));
+      if (set >= 200 && set <= 599) healthStatus.set(key, set);
+      const status = healthStatus.get(key) ?? 200;
+      res.writeHead(status, { "content-type": "text/plain" });
+      res.end(String(status));
       return;
     }
     served++;

@@ -19,7 +19,8 @@ import { discoverListings, type Listing } from "./discovery";
 import type { SkippedDocument } from "../../src/gateway-api/parse-manifests";
 import { type ClusterObjects, isRefusal, listListing, objectsOf, readable } from "./read-cluster";
 import { jsonOf } from "../lib/json";
-import { type WatchEvent, WATCH_EVENT } from "./api-answers";
+import { type KubeObject, type WatchEvent, WATCH_EVENT } from "./api-answers";
+import { SERVICE_NAME_LABEL } from "../../src/compile/input/resource-index";
 
 type Json = Record<string, unknown>;
 
@@ -38,6 +39,15 @@ export interface ClusterWatchOptions {
   /** A line for the log: a relist found changes the watch had missed. */
   note?: (line: string) => void;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/**
+ * A change to a Service or an EndpointSlice, by the Services it concerns (`namespace/name`: a Service's own, an
+ * EndpointSlice's `kubernetes.io/service-name`, before and after): the watch loop skips a cycle whose changes all
+ * concern Services nothing at the edge names. Any other change comes without one, and always counts.
+ */
+export interface ServiceChange {
+  services: string[];
 }
 
 /** The listing's resource is gone (404): discovery again. */
@@ -99,7 +109,7 @@ export class ClusterWatch {
   constructor(
     readonly cluster: ClusterSettings,
     /** Called after each change to the snapshot, and when the cluster turns stale or answers again. */
-    private readonly changedListener: (why: string) => void,
+    private readonly changedListener: (why: string, change?: ServiceChange) => void,
     private readonly options: ClusterWatchOptions = {},
   ) {
     this.api = KubeApi.forCluster(cluster);
@@ -124,8 +134,28 @@ export class ClusterWatch {
   }
 
   /** Nothing is said once stopped: a stopped watch's last list or event changes no cycle. */
-  private changed(why: string): void {
-    if (!this.stopped) this.changedListener(why);
+  private changed(why: string, change?: ServiceChange): void {
+    if (!this.stopped) this.changedListener(why, change);
+  }
+
+  /** What a watch event on a Service or an EndpointSlice concerns; undefined for any other (it always counts). */
+  private serviceChange(listing: Listing, objects: (KubeObject | undefined)[]): ServiceChange | undefined {
+    const service = listing.group === "" && listing.kind === "Service";
+    if (!service && !(listing.group === "discovery.k8s.io" && listing.kind === "EndpointSlice")) return undefined;
+    // A cluster's first object, or its last, changes how the report accounts for the cluster.
+    let total = 0;
+    for (const state of this.states.values()) total += state.objects.size;
+    if (total <= 1) return undefined;
+    const services = new Set<string>();
+    for (const o of objects) {
+      if (!o) continue;
+      const labels = o.metadata?.labels as Record<string, unknown> | undefined;
+      const name = service ? o.metadata?.name : labels?.[SERVICE_NAME_LABEL];
+      // A slice without its Service's label is told as dropped: that always counts.
+      if (typeof name !== "string" || !o.metadata?.namespace) return undefined;
+      services.add(`${o.metadata.namespace}/${name}`);
+    }
+    return { services: [...services] };
   }
 
   /** The snapshot, as the objects a one-shot read would give. */
@@ -297,7 +327,10 @@ export class ClusterWatch {
             if (event.type === "DELETED") state.objects.delete(key);
             else state.objects.set(key, event.object);
             if (event.type === "DELETED" || !before || readPart(listing, before) !== readPart(listing, event.object))
-              this.changed(`cluster ${this.cluster.name}: ${listing.kind} ${key.replace(/^\//, "")} ${event.type.toLowerCase()}`);
+              this.changed(
+                `cluster ${this.cluster.name}: ${listing.kind} ${key.replace(/^\//, "")} ${event.type.toLowerCase()}`,
+                this.serviceChange(listing, [before, event.object]),
+              );
           },
           signal,
           WATCH_SECONDS * 1000 + WATCH_GRACE_MS,

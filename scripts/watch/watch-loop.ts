@@ -20,7 +20,8 @@ import { watch as watchFiles, type FSWatcher } from "node:fs";
 import { relative, resolve, sep } from "node:path";
 import type { ClusterSettings } from "../../src/compile/input/edge-config";
 import type { CompileResult } from "../../src/compile/compile-route-table";
-import { ClusterWatch } from "../kube/cluster-watch";
+import { ClusterWatch, type ServiceChange } from "../kube/cluster-watch";
+import { routedServices } from "../../src/compile/input/reachable";
 import { ClusterWatches } from "./cluster-watches";
 import { type StatusWrites, writeClusterStatuses } from "../kube/status/writer";
 import { type CompileChecks, compileForEdge } from "../cli/compile-for-edge";
@@ -87,6 +88,9 @@ export interface WatchSummary {
   served?: string;
 }
 
+/** A cycle's trigger as its record says it: the first three reasons and how many more. */
+const triggerOf = (reasons: string[]) => reasons.slice(0, 3).join("; ") + (reasons.length > 3 ? ` (+${reasons.length - 3})` : "");
+
 /** Why the watch stopped early: a cluster refused its listing (exit 2, as a one-shot sync). */
 class WatchFailed extends UserError {}
 
@@ -99,6 +103,10 @@ export class WatchLoop {
   private readonly rollbacks: RollbackNotices;
   private firstPending?: number;
   private reasons: string[] = [];
+  /** Whether a pending change can change the table: anything but a Service or EndpointSlice of a Service not routed. */
+  private pendingCounts = false;
+  /** The Services something at the edge names, as of the last compile; unset before one (every change counts). */
+  private routed?: Set<string>;
   private running?: Promise<void>;
   private rerun = false;
   private stopping = false;
@@ -191,7 +199,7 @@ export class WatchLoop {
   }
 
   private startWatch(cluster: ClusterSettings): ClusterWatch {
-    const w = new ClusterWatch(cluster, (why) => this.changed(why), {
+    const w = new ClusterWatch(cluster, (why, change) => this.changed(why, false, change), {
       ...(this.settings.resyncMs !== undefined ? { resyncMs: this.settings.resyncMs } : {}),
       note: this.io.note,
     });
@@ -200,9 +208,11 @@ export class WatchLoop {
   }
 
   /** A change: the next cycle runs after the quiet period, or at once when changes have kept coming for ten. */
-  private changed(why: string, immediate = false): void {
+  private changed(why: string, immediate = false, change?: ServiceChange): void {
     if (this.stopping) return;
     this.reasons.push(why);
+    const routed = this.routed;
+    if (!change || !routed || change.services.some((s) => routed.has(s))) this.pendingCounts = true;
     const now = Date.now();
     this.firstPending ??= now;
     clearTimeout(this.timer);
@@ -217,9 +227,11 @@ export class WatchLoop {
       return this.running;
     }
     const reasons = this.reasons;
+    const counts = this.pendingCounts;
     this.reasons = [];
+    this.pendingCounts = false;
     this.firstPending = undefined;
-    this.running = this.runCycle(reasons)
+    this.running = (counts ? this.runCycle(reasons) : this.passOver(reasons))
       .catch((error: unknown) => {
         // A store that failed (or a bug): said, and tried again after a while even if nothing changes.
         this.hooks.observer?.pushed("failed", new Date());
@@ -236,7 +248,8 @@ export class WatchLoop {
         this.running = undefined;
         if (this.rerun && !this.stopping) {
           this.rerun = false;
-          this.changed("changes during the last cycle");
+          // Whether those changes count was noted as they came.
+          this.changed("changes during the last cycle", false, { services: [] });
         }
       });
     return this.running;
@@ -250,13 +263,28 @@ export class WatchLoop {
     if (due !== null) this.staleTimer = setTimeout(() => this.changed("a stale cluster passed --stale-after"), due + 50);
   }
 
+  /**
+   * Changes to Services (and their EndpointSlices) that nothing at the edge names: the table cannot change, so
+   * nothing is compiled (a big cluster's churn costs nothing); said in the cycle's record.
+   */
+  private async passOver(reasons: string[]): Promise<void> {
+    this.io.record({
+      time: new Date().toISOString(),
+      cycle: ++this.summary.cycles,
+      trigger: triggerOf(reasons),
+      compiled: false,
+      note: `${reasons.length === 1 ? "a change" : `${reasons.length} changes`} to Services no route reaches`,
+      served: this.summary.served,
+    });
+  }
+
   private async runCycle(reasons: string[]): Promise<void> {
     const started = Date.now();
     const cycle = ++this.summary.cycles;
     const base = {
       time: new Date(started).toISOString(),
       cycle,
-      trigger: reasons.slice(0, 3).join("; ") + (reasons.length > 3 ? ` (+${reasons.length - 3})` : ""),
+      trigger: triggerOf(reasons),
     };
     let loaded: LoadedConfig;
     try {
@@ -295,6 +323,7 @@ export class WatchLoop {
       skipped.push(...objects.skipped);
     }
     const config: LoadedConfig = { ...loaded, edge: { ...loaded.edge, clusters }, manifests, skipped };
+    this.routed = routedServices(manifests);
     const notes: string[] = [];
     const checked = await compileForEdge(config, this.settings.where, this.settings.checks, (line) => notes.push(line));
     for (const name of dropped)

@@ -3,7 +3,8 @@
  * Worker): what a stream cut mid-event, an ERROR event, an overloaded server and a status-only change do
  * to the snapshot; that a cluster down when the loop starts is waited for (never pushed without its
  * objects), then left out past --stale-after, then listed again when it answers; and that a route that
- * leaves kedge's Gateways loses kedge's status entry.
+ * leaves kedge's Gateways loses kedge's status entry; and that changes to Services no route names (a big
+ * cluster's churn) compile nothing, while a routed endpoint's change is pushed.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -124,7 +125,7 @@ describe("the watch of one cluster", () => {
   });
 });
 
-describe("sync --watch, in-process", () => {
+describe("sync --watch, in-process", { timeout: 30_000 }, () => {
   it("waits for a cluster down at the start, leaves it out past --stale-after, and lists it again when it answers", async ({ expect }) => {
     const east = await standIn(9001, "east.example");
     const west = await standIn(9002, "west.example");
@@ -212,6 +213,63 @@ describe("sync --watch, in-process", () => {
     });
     await until(() => !parents().includes("kedge.dev/edge"), 8000, "kedge's entry withdrawn");
     expect(parents()).toEqual(["istio.io/gateway-controller"]);
+    await loop.stop();
+    await running;
+  });
+
+  it("compiles nothing for changes to Services no route names, and pushes a routed endpoint's change", async ({ expect }) => {
+    const east = await standIn(9001, "east.example");
+    const config = mkdtempSync(join(dir, "config-"));
+    const c = cluster("east", east);
+    writeFileSync(
+      join(config, "kedge.yaml"),
+      `apiVersion: kedge.dev/v1alpha1\nkind: EdgeConfig\nmetadata: { name: churn }\nspec:\n  gatewayClassName: kedge\n  clusters: [{ name: east, kubeContext: east, kubeconfig: ${JSON.stringify(c.kubeconfig)} }]\n`,
+    );
+    const kv = new MemoryKv();
+    const store = { use: <T>(fn: (kv: MemoryKv) => Promise<T>) => fn(kv) } as unknown as StoreOpenedAhead;
+    const records: Record<string, unknown>[] = [];
+    const settings = {
+      configDir: config,
+      where: { target: "local" as const, persistTo: join(dir, "state"), wranglerConfig: "wrangler.toml" },
+      checks: { strict: false, shardBytes: 1 << 20 },
+      force: false,
+      debounceMs: 50,
+      staleAfterMs: 60_000,
+      writeStatus: true,
+    };
+    const loop = new WatchLoop(settings, store, { note: () => undefined, record: (r) => records.push(r) });
+    const running = loop.run([]);
+    stops.push(() => loop.stop());
+    await until(() => records.some((r) => r.pushed === true), 8000, "the first push");
+    const compiledSoFar = () => records.filter((r) => r.table !== undefined).length;
+    const compiled = compiledSoFar();
+
+    // Another team's Services come and go: their objects change nothing at the edge.
+    for (let i = 0; i < 20; i++) {
+      east.apply("services", httpService("billing", `ledger-${i}`));
+      east.apply("endpointslices", loopbackSlice("billing", `ledger-${i}`, `ledger-${i}-a`, 9100 + i));
+    }
+    east.remove("endpointslices", "billing", "ledger-0-a");
+    await until(() => records.some((r) => r.compiled === false), 8000, "a cycle passed over");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(compiledSoFar(), JSON.stringify(records.slice(-3))).toBe(compiled);
+    expect(records.at(-1)).toMatchObject({ compiled: false, note: expect.stringMatching(/changes? to Services no route reaches/) });
+
+    // The routed Service's endpoint moves: compiled and pushed.
+    east.apply("endpointslices", loopbackSlice("shop", "web", "web-1", 9009));
+    await until(() => records.filter((r) => r.pushed === true).length === 2, 8000, "the endpoint's push");
+    const table = await readCurrentTable(kv, "churn");
+    expect(JSON.stringify(table?.backends)).toContain("127.0.0.1:9009");
+    // A Service a route names that did not exist: counted too (the route's backend now resolves).
+    east.apply("httproutes", {
+      metadata: { name: "east", namespace: "shop" },
+      spec: { parentRefs: [{ name: "gw" }], hostnames: ["east.example"], rules: [{ backendRefs: [{ name: "late", port: 80 }] }] },
+    });
+    await until(() => records.filter((r) => r.pushed === true).length === 3, 8000, "the route's push");
+    east.apply("services", httpService("shop", "late"));
+    east.apply("endpointslices", loopbackSlice("shop", "late", "late-1", 9010));
+    await until(() => records.filter((r) => r.pushed === true).length === 4, 8000, "the late Service's push");
+    expect(JSON.stringify((await readCurrentTable(kv, "churn"))?.backends)).toContain("127.0.0.1:9010");
     await loop.stop();
     await running;
   });

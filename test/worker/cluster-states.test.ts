@@ -7,11 +7,14 @@
  */
 import { afterEach, describe, inject, it } from "vitest";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
-import { cronRun, setOriginHealth } from "./active-health";
+import { cronRun, healthSwitch } from "./active-health";
 import { compileYaml } from "./compile";
 import { statusPage } from "../../src/worker/status-page";
 import { dispatch } from "./dispatch";
 import { publishTable } from "./seed-table";
+
+/** This file's own health switch on the shared origins. */
+const HEALTH = healthSwitch("cluster-states");
 
 const ports = inject("originPorts");
 const CLUSTERS = { east: ports.v1, west: ports.v2, south: ports.v3 };
@@ -27,7 +30,7 @@ kind: EdgeConfig
 metadata: { name: test }
 spec:
   gatewayClassName: kedge
-  healthChecks: { path: /__origin/health, timeout: 1s, healthyThreshold: 1, unhealthyThreshold: 1 }
+  healthChecks: { path: ${HEALTH.path}, timeout: 1s, healthyThreshold: 1, unhealthyThreshold: 1 }
 ${extra}  clusters:
 ${cluster("east", "{ continent: NA, countries: [US], colos: [IAD] }")}
 ${cluster("west", "{ continent: NA, countries: [US], colos: [SFO] }")}
@@ -81,7 +84,7 @@ async function answered(count: number, path = "/", init: RequestInit & { cf?: Re
 }
 
 afterEach(async () => {
-  for (const port of Object.values(CLUSTERS)) await setOriginHealth(port, 200);
+  for (const port of Object.values(CLUSTERS)) await HEALTH.set(port, 200);
   // Every cluster serving and healthy again, as the active view sees it.
   await publish(edge());
   await cronRun();
@@ -117,7 +120,7 @@ describe("a draining cluster", () => {
     }
 
     // Once its endpoint fails its health check, the pinned session moves, with a new token.
-    await setOriginHealth(ports.v2, 503);
+    await HEALTH.set(ports.v2, 503);
     await cronRun();
     const moved = await ask("/cart", { headers: { cookie } });
     expect([ORIGIN.east, ORIGIN.south]).toContain(moved.origin);
@@ -147,15 +150,15 @@ describe("a standby cluster (priority 1)", () => {
     // Priority comes before locality: a request from next to the standby still goes to a primary.
     expect(await answered(20, "/", { cf: { colo: "GRU", country: "BR", continent: "SA" } })).toEqual([ORIGIN.east, ORIGIN.west]);
 
-    await setOriginHealth(ports.v1, 503);
+    await HEALTH.set(ports.v1, 503);
     await cronRun();
     expect(await answered(30)).toEqual([ORIGIN.west]);
-    await setOriginHealth(ports.v2, 503);
+    await HEALTH.set(ports.v2, 503);
     await cronRun();
     expect(await answered(30)).toEqual([ORIGIN.south]);
 
-    await setOriginHealth(ports.v1, 200);
-    await setOriginHealth(ports.v2, 200);
+    await HEALTH.set(ports.v1, 200);
+    await HEALTH.set(ports.v2, 200);
     await cronRun();
     expect(await answered(40)).toEqual([ORIGIN.east, ORIGIN.west]);
   });
@@ -163,7 +166,7 @@ describe("a standby cluster (priority 1)", () => {
   it("joins while the primaries have fewer usable endpoints than failover.minHealthyEndpoints", async ({ expect }) => {
     await publish(edge({ south: "priority: 1" }, "  failover: { minHealthyEndpoints: 2 }\n"));
     expect(await answered(40)).toEqual([ORIGIN.east, ORIGIN.west]);
-    await setOriginHealth(ports.v1, 503);
+    await HEALTH.set(ports.v1, 503);
     await cronRun();
     expect(await answered(40)).toEqual([ORIGIN.west, ORIGIN.south]);
   });

@@ -11,8 +11,11 @@ import { createApp } from "../../src/worker/app";
 import { compileYaml } from "./compile";
 import { endpointSlice, service, yamlDocs } from "../support/manifests";
 import { dispatch } from "./dispatch";
-import { cronRun, setOriginHealth } from "./active-health";
+import { cronRun, healthSwitch } from "./active-health";
 import { publishTable } from "./seed-table";
+
+/** This file's own health switch on the shared origins. */
+const HEALTH = healthSwitch("failover");
 
 const ports = inject("originPorts");
 const MINUTE = 60_000;
@@ -34,7 +37,7 @@ ${extra}  clusters:
 `;
 }
 
-const HEALTH_CHECKS = "  healthChecks: { path: /__origin/health, timeout: 1s, healthyThreshold: 1, unhealthyThreshold: 1 }\n";
+const HEALTH_CHECKS = `  healthChecks: { path: ${HEALTH.path}, timeout: 1s, healthyThreshold: 1, unhealthyThreshold: 1 }\n`;
 
 /** The manifests every cluster gets alike: Gateway, HTTPRoute `web` (with `rule` extra YAML), Service web. */
 function sameEverywhere(rule = ""): string {
@@ -90,7 +93,7 @@ const LIVE = { east: ports.v1, west: ports.v2, south: ports.v3 };
 const EVERY_ORIGIN = ["infra-backend-v1", "infra-backend-v2", "infra-backend-v3"];
 
 afterEach(async () => {
-  for (const port of [ports.v1, ports.v2, ports.v3]) await setOriginHealth(port, 200);
+  for (const port of [ports.v1, ports.v2, ports.v3]) await HEALTH.set(port, 200);
   // Let the active view forget this test's unhealthy endpoints.
   await publish(LIVE, "", HEALTH_CHECKS);
   await cronRun();
@@ -135,7 +138,7 @@ describe("pinned sessions and the health view", () => {
     const pinnedPort = { "infra-backend-v1": ports.v1, "infra-backend-v2": ports.v2, "infra-backend-v3": ports.v3 }[first.endpoint]!;
     for (let i = 0; i < 5; i++) expect((await ask({ headers: { cookie: token } })).endpoint).toBe(first.endpoint);
 
-    await setOriginHealth(pinnedPort, 503);
+    await HEALTH.set(pinnedPort, 503);
     await cronRun();
     const moved = await ask({ headers: { cookie: token } });
     expect(moved.status).toBe(200);
@@ -193,12 +196,12 @@ describe("pinned sessions and the health view", () => {
     const first = await send();
     const token = first.cookie!.split(";")[0]!;
     const pinnedPort = { "infra-backend-v1": ports.v1, "infra-backend-v2": ports.v2, "infra-backend-v3": ports.v3 }[first.endpoint!]!;
-    await setOriginHealth(pinnedPort, 503);
+    await HEALTH.set(pinnedPort, 503);
     await cronRun();
     clock += 6 * MINUTE;
     // The pin cannot serve: moved (a new token), the old session untouched.
     expect((await send(token)).cookie).toMatch(/^shop=/);
-    await setOriginHealth(pinnedPort, 200);
+    await HEALTH.set(pinnedPort, 200);
     await cronRun();
     clock += 5 * MINUTE;
     // 11 minutes after its last answered request: idle for longer than 10m, so it has ended.
@@ -214,11 +217,11 @@ describe("locality tiers count only usable endpoints", () => {
   it("requests from the nearest cluster's location spill over to the next tier when its endpoint is unhealthy", async ({ expect }) => {
     await publish(LIVE, "", LOCALITY);
     expect(await answered(20, IAD)).toEqual(["infra-backend-v1"]);
-    await setOriginHealth(ports.v1, 503);
+    await HEALTH.set(ports.v1, 503);
     await cronRun();
     // Same country next (west), not the other continent.
     expect(await answered(20, IAD)).toEqual(["infra-backend-v2"]);
-    await setOriginHealth(ports.v2, 503);
+    await HEALTH.set(ports.v2, 503);
     await cronRun();
     expect(await answered(20, IAD)).toEqual(["infra-backend-v3"]);
   });
@@ -234,7 +237,7 @@ describe("locality tiers count only usable endpoints", () => {
 describe("when every endpoint is unhealthy", () => {
   it("the gateway still tries them all (panic), rather than answering without trying", async ({ expect }) => {
     await publish(LIVE, "", HEALTH_CHECKS);
-    for (const port of [ports.v1, ports.v2, ports.v3]) await setOriginHealth(port, 503);
+    for (const port of [ports.v1, ports.v2, ports.v3]) await HEALTH.set(port, 503);
     await cronRun();
     expect(await answered(60)).toEqual(EVERY_ORIGIN);
   });

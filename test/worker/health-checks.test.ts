@@ -7,8 +7,11 @@ import { compileYaml } from "./compile";
 import { infraRoute, infraYaml } from "../support/conformance-infra";
 import { endpointSlice, service, yamlDocs } from "../support/manifests";
 import { dispatch } from "./dispatch";
-import { cronRun, setOriginHealth } from "./active-health";
+import { cronRun, healthSwitch } from "./active-health";
 import { publishTable, withDisallowedEndpoints } from "./seed-table";
+
+/** This file's own health switch on the shared origins. */
+const HEALTH = healthSwitch("health-checks");
 
 const EDGE = `
 apiVersion: kedge.dev/v1alpha1
@@ -16,7 +19,7 @@ kind: EdgeConfig
 metadata: { name: test }
 spec:
   gatewayClassName: kedge
-  healthChecks: { path: /__origin/health, timeout: 1s, healthyThreshold: 1, unhealthyThreshold: 1 }
+  healthChecks: { path: ${HEALTH.path}, timeout: 1s, healthyThreshold: 1, unhealthyThreshold: 1 }
   clusters: [{ name: c1 }]
 `;
 
@@ -43,7 +46,7 @@ describe("active health checks (Cron Trigger ▸ HealthStore ▸ KV)", () => {
   const ports = inject("originPorts");
   const v1 = `c1/127.0.0.1:${ports.v1}`;
   const v2 = `c1/127.0.0.1:${ports.v2}`;
-  afterAll(() => Promise.all([setOriginHealth(ports.v1, 200), setOriginHealth(ports.v2, 200)]));
+  afterAll(() => Promise.all([HEALTH.set(ports.v1, 200), HEALTH.set(ports.v2, 200)]));
 
   async function publishPair(edge = EDGE) {
     const { table } = await compileYaml(edge, {
@@ -56,18 +59,18 @@ describe("active health checks (Cron Trigger ▸ HealthStore ▸ KV)", () => {
   it("an endpoint failing its check gets no traffic after one run, and gets it back after it recovers", async ({ expect }) => {
     const table = await publishPair();
     expect(table.backends["Service/c1/gateway-conformance-infra/pair:8080"]?.healthCheck).toMatchObject({
-      path: "/__origin/health",
+      path: HEALTH.path,
       unhealthyThreshold: 1,
     });
     expect(await answeredBy(30)).toEqual(["infra-backend-v1", "infra-backend-v2"]);
 
-    await setOriginHealth(ports.v2, 503);
+    await HEALTH.set(ports.v2, 503);
     await cronRun();
     expect((await readRecord()).unhealthy).toEqual([v2]);
     // v2 still answers ordinary requests; only its health check says no, so only the check keeps traffic off it.
     expect(await answeredBy(30)).toEqual(["infra-backend-v1"]);
 
-    await setOriginHealth(ports.v2, 200);
+    await HEALTH.set(ports.v2, 200);
     await cronRun();
     expect((await readRecord()).unhealthy).toEqual([]);
     expect(await answeredBy(30)).toEqual(["infra-backend-v1", "infra-backend-v2"]);
@@ -83,12 +86,12 @@ describe("active health checks (Cron Trigger ▸ HealthStore ▸ KV)", () => {
     await cronRun();
     expect((await readRecord()).updatedAt).toBe(first.updatedAt);
     expect(await storeRows()).toEqual([]);
-    await setOriginHealth(ports.v1, 500);
+    await HEALTH.set(ports.v1, 500);
     await cronRun();
     const changed = await readRecord();
     expect(changed.unhealthy).toEqual([v1]);
     expect(changed.updatedAt).not.toBe(first.updatedAt);
-    await setOriginHealth(ports.v1, 200);
+    await HEALTH.set(ports.v1, 200);
     await cronRun();
     expect(await storeRows()).toEqual([]);
   });
@@ -97,13 +100,13 @@ describe("active health checks (Cron Trigger ▸ HealthStore ▸ KV)", () => {
     expect,
   }) => {
     await publishPair(EDGE.replace("healthyThreshold: 1, unhealthyThreshold: 1", "healthyThreshold: 2, unhealthyThreshold: 2"));
-    await setOriginHealth(ports.v2, 500);
+    await HEALTH.set(ports.v2, 500);
     await cronRun();
     expect((await readRecord()).unhealthy).toEqual([]);
     expect(await storeRows()).toEqual([{ id: v2, healthy: 1, successes: 0, failures: 1 }]);
     await cronRun();
     expect((await readRecord()).unhealthy).toEqual([v2]);
-    await setOriginHealth(ports.v2, 200);
+    await HEALTH.set(ports.v2, 200);
     await cronRun();
     expect((await readRecord()).unhealthy).toEqual([v2]);
     await cronRun();
@@ -118,12 +121,12 @@ describe("active health checks (Cron Trigger ▸ HealthStore ▸ KV)", () => {
     const pairId = "Service/c1/gateway-conformance-infra/pair:8080";
     const tampered = withDisallowedEndpoints(table, pairId, "beef2", (e) => e.port === ports.v2);
     await publishTable(tampered);
-    await setOriginHealth(ports.v1, 500);
-    await setOriginHealth(ports.v2, 500);
+    await HEALTH.set(ports.v1, 500);
+    await HEALTH.set(ports.v2, 500);
     await cronRun();
     // Both fail their check, but v2 (outside the allow-list) was never probed.
     expect((await readRecord()).unhealthy).toEqual([v1]);
-    await setOriginHealth(ports.v1, 200);
-    await setOriginHealth(ports.v2, 200);
+    await HEALTH.set(ports.v1, 200);
+    await HEALTH.set(ports.v2, 200);
   });
 });

@@ -7,12 +7,15 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, inject, it } from "vitest";
 import worker from "../../src/index";
-import { cronRun, setOriginHealth } from "./active-health";
+import { cronRun, healthSwitch } from "./active-health";
 import type { StoragePlan } from "../../src/table/shard-table";
 import { KV_KEYS } from "../../src/table/kv-keys";
 import { type HealthRecord, isSharded, type ShardedTable } from "../../src/table/route-table";
 import { compilePlanned } from "./compile";
 import { manyHostsYaml } from "../support/many-hosts";
+
+/** This file's own health switch on the shared origins. */
+const HEALTH = healthSwitch("sharded-table");
 
 const TOKEN = "status-token-for-sharding";
 
@@ -154,11 +157,11 @@ describe("sharded route table", () => {
     const sharded = await shardedPlan(
       "shard-d",
       300,
-      "  healthChecks: { path: /__origin/health, timeout: 1s, healthyThreshold: 1, unhealthyThreshold: 1 }\n",
+      `  healthChecks: { path: ${HEALTH.path}, timeout: 1s, healthyThreshold: 1, unhealthyThreshold: 1 }\n`,
     );
     await publish(sharded);
-    await setOriginHealth(ports.v1, 500);
-    await setOriginHealth(ports.v3, 500);
+    await HEALTH.set(ports.v1, 500);
+    await HEALTH.set(ports.v3, 500);
     try {
       await cronRun({ ...env, KEDGE_TABLE: "shard-d" });
       const health = (await env.ROUTES.get(KV_KEYS.health("shard-d"), "json")) as HealthRecord;
@@ -167,8 +170,8 @@ describe("sharded route table", () => {
       // r5 goes to v3 alone: with its only endpoint unhealthy the request still goes there (nothing else can serve).
       expect((await send("shard-d", "http://h5.example/r5")).status).toBe(200);
     } finally {
-      await setOriginHealth(ports.v1, 200);
-      await setOriginHealth(ports.v3, 200);
+      await HEALTH.set(ports.v1, 200);
+      await HEALTH.set(ports.v3, 200);
     }
   });
 });

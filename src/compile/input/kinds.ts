@@ -102,7 +102,9 @@ export function readableObjects(manifests: Manifest[], report: CompileReport): {
       // An attached policy is reported by what it targets (foreign-policies.ts). The rest is told once per kind
       // and cluster: a dump of a whole cluster holds thousands of Pods.
       const k = `${m.cluster}\u0000${group}\u0000${m.kind}`;
-      notRead.set(k, [...(notRead.get(k) ?? []), m]);
+      const objects = notRead.get(k);
+      if (objects) objects.push(m);
+      else notRead.set(k, [m]);
     }
   }
   for (const objects of notRead.values()) {

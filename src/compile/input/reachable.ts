@@ -55,13 +55,22 @@ function servicesNamedBy(m: Manifest, add: (key: string | undefined) => void): v
 const isCoreService = (m: Manifest) => m.kind === "Service" && apiGroup(m.apiVersion) === "";
 const isEndpointSlice = (m: Manifest) => m.kind === "EndpointSlice" && apiGroup(m.apiVersion) === "discovery.k8s.io";
 
-/** `manifests` split: those something can reach (in the order they came), and the Services and EndpointSlices nothing can. */
-export function reachableObjects(manifests: Manifest[]): { reached: Manifest[]; unreached: Manifest[] } {
+/**
+ * The `namespace/name` of every Service something in `manifests` names: those whose objects (the Service and its
+ * EndpointSlices) can change the table. `sync --watch` skips a cycle whose changes all concern other Services.
+ */
+export function routedServices(manifests: Manifest[]): Set<string> {
   const named = new Set<string>();
   const add = (key: string | undefined) => {
     if (key) named.add(key);
   };
   for (const m of manifests) if (!isCoreService(m) && !isEndpointSlice(m)) servicesNamedBy(m, add);
+  return named;
+}
+
+/** `manifests` split: those something can reach (in the order they came), and the Services and EndpointSlices nothing can. */
+export function reachableObjects(manifests: Manifest[]): { reached: Manifest[]; unreached: Manifest[] } {
+  const named = routedServices(manifests);
   const reachable = (m: Manifest) => {
     if (isCoreService(m)) return named.has(`${m.metadata.namespace}/${m.metadata.name}`);
     if (!isEndpointSlice(m)) return true;

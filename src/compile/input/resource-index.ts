@@ -25,7 +25,10 @@ export class ResourceIndex {
   constructor(manifests: Manifest[], unreached: Manifest[] = []) {
     for (const m of unreached) {
       const k = key(m.cluster, m.kind, m.metadata.namespace, "");
-      this.unreached.set(k, [...(this.unreached.get(k) ?? []), m.metadata.name]);
+      // Pushed, not spread into a new array: a namespace of 20,000 unrouted objects must not cost n² copies.
+      const names = this.unreached.get(k);
+      if (names) names.push(m.metadata.name);
+      else this.unreached.set(k, [m.metadata.name]);
     }
     for (const m of manifests) {
       const k = key(m.cluster, m.kind, m.metadata.namespace, m.metadata.name);
@@ -41,7 +44,9 @@ export class ResourceIndex {
       const service = m.kind === "EndpointSlice" ? m.metadata.labels[SERVICE_NAME_LABEL] : undefined;
       if (service !== undefined) {
         const sk = key(m.cluster, "Service", m.metadata.namespace, service);
-        this.slicesByService.set(sk, [...(this.slicesByService.get(sk) ?? []), m]);
+        const slices = this.slicesByService.get(sk);
+        if (slices) slices.push(m);
+        else this.slicesByService.set(sk, [m]);
       }
     }
   }
