@@ -10,6 +10,7 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
 import { createRequire } from "node:module";
+import type * as KubeClient from "@kubernetes/client-node";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { ClusterSettings } from "../../src/compile/input/edge-config";
 import { UserError } from "../lib/user-error";
@@ -25,7 +26,7 @@ const KEEPALIVE_MS = 30_000;
  * every command that reads no live cluster (help, validate, a sync of folders) would otherwise pay at its start.
  */
 function newKubeConfig(): KubeConfig {
-  const client = createRequire(import.meta.url)("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
+  const client = createRequire(import.meta.url)("@kubernetes/client-node") as typeof KubeClient;
   return new client.KubeConfig();
 }
 

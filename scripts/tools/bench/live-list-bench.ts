@@ -85,7 +85,10 @@ export async function benchLiveList(services: number): Promise<LiveListFigure> {
   createInterface({ input: child.stdout }).on("line", (line) => {
     const record = JSON.parse(line) as Record<string, unknown>;
     records.push(record);
-    for (const w of waiters.splice(0)) w.test(record) ? w.done(record) : waiters.push(w);
+    for (const w of waiters.splice(0)) {
+      if (w.test(record)) w.done(record);
+      else waiters.push(w);
+    }
   });
   const next = (test: (r: Record<string, unknown>) => boolean, what: string) =>
     new Promise<Record<string, unknown>>((done, fail) => {
