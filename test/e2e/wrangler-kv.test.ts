@@ -23,7 +23,7 @@ metadata: { name: via-wrangler }
 spec: { gatewayClassName: kedge, clusters: [{ name: c1 }] }
 `;
 
-describe("KV through wrangler's kv key commands (the --remote store, pointed at local state)", () => {
+describe("KV through wrangler's kv key commands (the --remote store, pointed at local state)", { timeout: 180_000 }, () => {
   const ws = new Workspace();
   let origins: Record<string, Origin>;
   let gateway: LocalGateway | undefined;

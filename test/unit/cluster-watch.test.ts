@@ -80,7 +80,7 @@ async function until(test: () => boolean, ms = 8000, what = "the condition"): Pr
   }
 }
 
-describe("the watch of one cluster", () => {
+describe("the watch of one cluster", { timeout: 30_000 }, () => {
   it("survives a stream cut mid-event and ERROR events, and takes an overloaded server for stale, not fatal", async ({ expect }) => {
     const s = await standIn(9001, "a.example");
     const changes: string[] = [];

@@ -11,6 +11,7 @@ import { fmt } from "./stats";
 import type { DumpFigure } from "./dump-bench";
 import type { SyncFigure, SyncScaleFigure } from "./sync-bench";
 import type { ThroughputFigure } from "./throughput-bench";
+import type { LiveListFigure } from "./live-list-bench";
 
 /** The page that shows the performance table (the README links to it). */
 export const PERFORMANCE_FILE = join(import.meta.dirname, "..", "..", "..", "docs", "performance.md");
@@ -26,8 +27,9 @@ export interface BenchResults {
   load: { routes: number; loadMs: number }[];
   sharded: ShardedLoadFigure[];
   sync: SyncFigure;
-  syncScale: SyncScaleFigure;
+  syncScale: SyncScaleFigure[];
   dumps: DumpFigure[];
+  liveList: LiveListFigure;
   throughput: ThroughputFigure[];
 }
 
@@ -45,7 +47,7 @@ export function benchTable(r: BenchResults): string {
   const sticky = target("kedge, warm sticky");
   const fresh = target("kedge, new session");
   const network = target("kedge, endpoint through a VPC network");
-  const syncS = (r.syncScale.loadMs + r.syncScale.compileMs) / 1000;
+  const live = r.liveList;
   const rows: string[][] = [
     [
       "match, 10k routes over 1k hosts, requests over 512 routes: exact / prefix / header / regex",
@@ -78,11 +80,16 @@ export function benchTable(r: BenchResults): string {
       `${fmt(r.sync.cliWallMs / 1000, 2)} s (load + compile ${fmt((r.sync.loadMs + r.sync.compileMs) / 1000, 2)} s)`,
       `under 2 s: ${verdict(r.sync.cliWallMs < 2000)}`,
     ],
-    [
-      "sync, 100k routes over 10k hosts in 3 clusters: load + compile, peak RSS",
-      `${fmt(syncS, 1)} s, ${fmt(r.syncScale.maxRssMB, 0)} MiB`,
-      `under 10 s and 1 GiB: ${verdict(syncS < 10 && r.syncScale.maxRssMB < 1024)}`,
-    ],
+    ...r.syncScale.map((f) => {
+      const seconds = (f.loadMs + f.compileMs) / 1000;
+      // The issue's goals: 100k routes in 5 s and 512 MiB; 1M in 60 s and 2 GiB.
+      const [goalS, goalMiB] = f.routes >= 1_000_000 ? [60, 2048] : [5, 512];
+      return [
+        `sync, ${f.routes / 1000}k routes over ${f.hosts / 1000}k hosts in ${f.clusters} clusters: load + compile, peak RSS`,
+        `${fmt(seconds, 1)} s, ${fmt(f.maxRssMB, 0)} MiB`,
+        `under ${goalS} s and ${goalMiB >= 1024 ? `${goalMiB / 1024} GiB` : `${goalMiB} MiB`}: ${verdict(seconds < goalS)} / ${verdict(f.maxRssMB < goalMiB)}`,
+      ];
+    }),
     ...r.dumps.map((d) => [
       `\`kedge validate\` of a ${fmt(d.megabytes, 0)} MB ${d.format.toUpperCase()} dump (${(d.services * 2).toLocaleString("en-US")} objects) ÷ the bare parse; peak RSS`,
       `${fmt(d.kedgeMs / 1000, 1)} s ÷ ${fmt(d.bareMs / 1000, 1)} s = ${fmt(d.ratio, 2)}x; ${fmt(d.kedgeRssMB, 0)} MiB`,
@@ -90,6 +97,11 @@ export function benchTable(r: BenchResults): string {
         ? `under 60 s: ${verdict(d.kedgeMs < 60_000)}`
         : `within 3x, under 512 MiB: ${verdict(d.ratio <= 3 && d.kedgeRssMB < 512)}`,
     ]),
+    [
+      `\`sync --watch\` of a live cluster, ${(live.slices / 1000).toFixed(0)}k EndpointSlices (${(live.services / 1000).toFixed(0)}k Services, 20 routed): first push; a routed endpoint's change re-published; an unrouted one passed over (1 s quiet period in both); peak RSS`,
+      `${fmt(live.firstPushMs / 1000, 1)} s; ${fmt(live.routedChangeMs / 1000, 2)} s; ${fmt(live.unroutedChangeMs / 1000, 2)} s; ${fmt(live.maxRssMB, 0)} MiB`,
+      `about a second (under 2 s): ${verdict(live.routedChangeMs < 2000)}`,
+    ],
     [
       "kedge (10k-route table) vs bare Worker + a proxy's header work; vs bare Worker",
       `${fmt(kedge.vsHeaderWork)}x; ${fmt(kedge.vsBare)}x`,
