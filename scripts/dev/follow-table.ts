@@ -32,6 +32,7 @@ function readOnly(kv: KvReader): KvStore {
     put: refused,
     putMany: refused,
     delete: refused,
+    deleteMany: refused,
     list: refused,
     close: () => Promise.resolve(),
   };

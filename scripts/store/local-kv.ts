@@ -119,14 +119,15 @@ export async function openLocalKv(persistTo: string, namespaceId: string, abando
   const put = async (key: string, value: string) => {
     await call("put", key, value);
   };
+  const remove = async (key: string) => {
+    await call("delete", key);
+  };
   return {
     description: `local state ${root} (namespace ${namespaceId})`,
     get,
     put,
-    ...oneByOne({ get, put }),
-    async delete(key) {
-      await call("delete", key);
-    },
+    delete: remove,
+    ...oneByOne({ get, put, delete: remove }),
     async list(prefix) {
       return jsonOf((await call("list", prefix)) ?? "[]", list(str()), "the local KV host's key list");
     },

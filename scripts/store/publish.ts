@@ -340,11 +340,12 @@ async function pushHeld(kv: KvStore, plan: StoragePlan, now: Date, options: Push
       const now = await readPointer(kv, name);
       dropped = dropped.filter((e) => e.version !== now?.version && e.version !== now?.canary?.version);
     }
-    for (const entry of dropped) {
-      await kv.delete(KV_KEYS.blob(name, entry.version));
-      for (let i = 0; i < (entry.shards ?? 0); i++) await kv.delete(KV_KEYS.shard(name, entry.version, i));
-      if (entry.canary) await kv.delete(KV_KEYS.canary(name, entry.canary.id));
-    }
+    const droppedKeys = dropped.flatMap((entry) => [
+      KV_KEYS.blob(name, entry.version),
+      ...Array.from({ length: entry.shards ?? 0 }, (_, i) => KV_KEYS.shard(name, entry.version, i)),
+      ...(entry.canary ? [KV_KEYS.canary(name, entry.canary.id)] : []),
+    ]);
+    if (droppedKeys.length > 0) await kv.deleteMany(droppedKeys);
     return {
       changed: true,
       version: root.version,

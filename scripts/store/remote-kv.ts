@@ -27,6 +27,9 @@ const PUT_BATCH_BYTES = 40 * 1024 * 1024;
 /** A bulk read's batch: the API returns at most 100 keys per request; values of 1 MiB shards stay small enough. */
 const GET_BATCH_KEYS = 10;
 
+/** A bulk delete's batch: the API takes at most 10,000 keys per request. */
+const DELETE_BATCH_KEYS = 10_000;
+
 /** Splits entries into batches of at most `maxBytes` of values (an entry larger than that is a batch alone). */
 function batchesBySize(entries: [string, string][], maxBytes: number): [string, string][][] {
   const batches: [string, string][][] = [];
@@ -151,6 +154,16 @@ export function openRemoteKv(
         if (run.code !== 0) fail(`kv bulk put (${batch.length} values)`, run);
         done += batch.length;
         progress?.(`  written ${done} of ${entries.length} values`);
+      }
+    },
+    // One process per batch: pruning a sharded version one key at a time would cost seconds per shard.
+    async deleteMany(keys) {
+      for (let at = 0; at < keys.length; at += DELETE_BATCH_KEYS) {
+        const batch = keys.slice(at, at + DELETE_BATCH_KEYS);
+        const file = join(scratch, "bulk-delete.json");
+        writeFileSync(file, JSON.stringify(batch));
+        const run = await wrangler(["kv", "bulk", "delete", file, "--force", ...common]);
+        if (run.code !== 0) fail(`kv bulk delete (${batch.length} keys)`, run);
       }
     },
     async getMany(keys) {

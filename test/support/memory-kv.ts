@@ -20,6 +20,9 @@ export class MemoryKv implements KvStore {
   async putMany(entries: [string, string][]): Promise<void> {
     for (const [key, value] of entries) await this.put(key, value);
   }
+  async deleteMany(keys: string[]): Promise<void> {
+    for (const key of keys) this.values.delete(key);
+  }
   getMany(keys: string[]): Promise<(string | null)[]> {
     return Promise.all(keys.map((key) => this.get(key)));
   }
