@@ -12,7 +12,8 @@ import { benchManifests } from "./route-tables";
 import { median } from "./stats";
 
 const ROOT = resolve(import.meta.dirname, "..", "..", "..");
-const TSX = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
+/** The probe runs as the CLI runs (one esbuild bundle, scripts/run-bundled.mjs): tsx's per-closure naming would add ~20 %. */
+const PROBE = [join(ROOT, "scripts/run-bundled.mjs"), join(ROOT, "scripts/tools/bench/sync-probe.ts")];
 
 export interface SyncFigure {
   routes: number;
@@ -83,7 +84,7 @@ export function benchSyncScale(routes: number, hosts: number, clusters = 3): Syn
   try {
     writeConfig(dir, routes, clusters, hosts);
     const probe = JSON.parse(
-      execFileSync(process.execPath, [TSX, join(ROOT, "scripts/tools/bench/sync-probe.ts"), dir], {
+      execFileSync(process.execPath, [...PROBE, dir], {
         cwd: ROOT,
         env,
         maxBuffer: 1 << 28,
@@ -103,7 +104,7 @@ export function benchSync(routes: number, clusters = 3): SyncFigure {
     writeConfig(dir, routes, clusters);
     writeConfig(small, 10, clusters);
     const probe = JSON.parse(
-      execFileSync(process.execPath, [TSX, join(ROOT, "scripts/tools/bench/sync-probe.ts"), dir], { cwd: ROOT, env }).toString(),
+      execFileSync(process.execPath, [...PROBE, dir], { cwd: ROOT, env }).toString(),
     ) as {
       rules: number;
       loadMs: number;
