@@ -21,7 +21,7 @@ const e2e = {
   globalSetup: ["./test/e2e/global-setup.ts"],
   testTimeout: 60_000,
   hookTimeout: 60_000,
-} as const;
+};
 
 export default defineConfig({
   test: {
