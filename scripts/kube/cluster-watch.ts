@@ -47,6 +47,9 @@ export interface ClusterWatchOptions {
  * concern Services nothing at the edge names. Any other change comes without one, and always counts.
  */
 export interface ServiceChange {
+  cluster: string;
+  /** A Service's own change (its name can appear in a did-you-mean), or an EndpointSlice's. */
+  kind: "Service" | "EndpointSlice";
   services: string[];
 }
 
@@ -142,10 +145,6 @@ export class ClusterWatch {
   private serviceChange(listing: Listing, objects: (KubeObject | undefined)[]): ServiceChange | undefined {
     const service = listing.group === "" && listing.kind === "Service";
     if (!service && !(listing.group === "discovery.k8s.io" && listing.kind === "EndpointSlice")) return undefined;
-    // A cluster's first object, or its last, changes how the report accounts for the cluster.
-    let total = 0;
-    for (const state of this.states.values()) total += state.objects.size;
-    if (total <= 1) return undefined;
     const services = new Set<string>();
     for (const o of objects) {
       if (!o) continue;
@@ -155,7 +154,7 @@ export class ClusterWatch {
       if (typeof name !== "string" || !o.metadata?.namespace) return undefined;
       services.add(`${o.metadata.namespace}/${name}`);
     }
-    return { services: [...services] };
+    return { cluster: this.cluster.name, kind: service ? "Service" : "EndpointSlice", services: [...services] };
   }
 
   /** The snapshot, as the objects a one-shot read would give. */

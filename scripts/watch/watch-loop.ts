@@ -88,6 +88,26 @@ export interface WatchSummary {
   served?: string;
 }
 
+/** The Services the last compile's objects name, their namespaces, and the clusters it accounted idle. */
+interface RoutedSet {
+  services: Set<string>;
+  namespaces: Set<string>;
+  idleClusters: Set<string>;
+}
+
+/**
+ * Whether a change to a Service or an EndpointSlice can change the table or the status written back: it concerns a
+ * named Service; or it is a Service in a namespace where a route names Services (a reference that does not resolve
+ * is told with the namespace's Service names, did-you-mean); or its cluster was idle, whose account (why it takes
+ * no traffic) a first object changes.
+ */
+function countsFor(routed: RoutedSet, change: ServiceChange): boolean {
+  if (routed.idleClusters.has(change.cluster)) return true;
+  return change.services.some(
+    (key) => routed.services.has(key) || (change.kind === "Service" && routed.namespaces.has(key.slice(0, key.indexOf("/")))),
+  );
+}
+
 /** A cycle's trigger as its record says it: the first three reasons and how many more. */
 const triggerOf = (reasons: string[]) => reasons.slice(0, 3).join("; ") + (reasons.length > 3 ? ` (+${reasons.length - 3})` : "");
 
@@ -105,8 +125,8 @@ export class WatchLoop {
   private reasons: string[] = [];
   /** Whether a pending change can change the table: anything but a Service or EndpointSlice of a Service not routed. */
   private pendingCounts = false;
-  /** The Services something at the edge names, as of the last compile; unset before one (every change counts). */
-  private routed?: Set<string>;
+  /** What the last compile read (unset before one: every change counts); see `countsFor`. */
+  private routed?: RoutedSet;
   private running?: Promise<void>;
   private rerun = false;
   private stopping = false;
@@ -207,12 +227,17 @@ export class WatchLoop {
     return w;
   }
 
+  /** A cycle again after a while (ten quiet periods, at least 5 s) even if nothing changes. */
+  private retryLater(why: string): void {
+    clearTimeout(this.retryTimer);
+    if (!this.stopping) this.retryTimer = setTimeout(() => this.changed(why), Math.max(5000, this.settings.debounceMs * 10));
+  }
+
   /** A change: the next cycle runs after the quiet period, or at once when changes have kept coming for ten. */
   private changed(why: string, immediate = false, change?: ServiceChange): void {
     if (this.stopping) return;
     this.reasons.push(why);
-    const routed = this.routed;
-    if (!change || !routed || change.services.some((s) => routed.has(s))) this.pendingCounts = true;
+    if (!change || !this.routed || countsFor(this.routed, change)) this.pendingCounts = true;
     const now = Date.now();
     this.firstPending ??= now;
     clearTimeout(this.timer);
@@ -240,16 +265,14 @@ export class WatchLoop {
           cycle: this.summary.cycles,
           error: error instanceof Error ? error.message : String(error),
         });
-        clearTimeout(this.retryTimer);
-        if (!this.stopping)
-          this.retryTimer = setTimeout(() => this.changed("retry after a failed cycle"), Math.max(5000, this.settings.debounceMs * 10));
+        this.retryLater("retry after a failed cycle");
       })
       .finally(() => {
         this.running = undefined;
         if (this.rerun && !this.stopping) {
           this.rerun = false;
           // Whether those changes count was noted as they came.
-          this.changed("changes during the last cycle", false, { services: [] });
+          this.changed("changes during the last cycle", false, { cluster: "", kind: "EndpointSlice", services: [] });
         }
       });
     return this.running;
@@ -323,7 +346,13 @@ export class WatchLoop {
       skipped.push(...objects.skipped);
     }
     const config: LoadedConfig = { ...loaded, edge: { ...loaded.edge, clusters }, manifests, skipped };
-    this.routed = routedServices(manifests);
+    // Set before the compile: a change that arrives while it runs is judged by what this cycle reads.
+    const routed = routedServices(manifests);
+    this.routed = {
+      services: routed,
+      namespaces: new Set([...routed].map((key) => key.slice(0, key.indexOf("/")))),
+      idleClusters: this.routed?.idleClusters ?? new Set(clusters.map((c) => c.name)),
+    };
     const notes: string[] = [];
     const checked = await compileForEdge(config, this.settings.where, this.settings.checks, (line) => notes.push(line));
     for (const name of dropped)
@@ -336,6 +365,9 @@ export class WatchLoop {
       stale: stale.join(",") || undefined,
       dropped: dropped.join(",") || undefined,
     };
+    this.routed.idleClusters = new Set(
+      Object.entries(checked.result.table.clusters ?? {}).flatMap(([name, c]) => (c.account?.idle ? [name] : [])),
+    );
     this.warm = true;
     this.hooks.observer?.compiled({ errors: counts.errors, warnings: counts.warnings });
     const table = `${loaded.edge.name}@${checked.result.table.version}`;
@@ -396,6 +428,8 @@ export class WatchLoop {
     for (const r of statuses)
       for (const f of r.failed)
         this.io.note(`! cluster ${r.cluster}: status of ${f.object} not written: ${f.problem}${f.fix ? `\n    fix: ${f.fix}` : ""}`);
+    // Written again after a while, also when nothing that counts changes (a busy cluster's churn no longer compiles).
+    if (statuses.some((r) => r.failed.length > 0)) this.retryLater("retry of status writes that failed");
     this.io.record({
       ...base,
       table,

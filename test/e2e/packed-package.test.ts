@@ -147,7 +147,7 @@ describe("the packed package, installed read-only and used as the README says", 
   it("ships built JavaScript, states its Node range, and needs no build at run time", ({ expect }) => {
     const manifest = JSON.parse(readFileSync(join(app, "node_modules", "kedge", "package.json"), "utf8")) as Record<string, unknown>;
     expect(manifest.bin).toEqual({ kedge: "dist/cli.mjs" });
-    expect(manifest.engines).toEqual({ node: ">=20.19.0" });
+    expect(manifest.engines).toEqual({ node: "^20.19.0 || >=22.12.0" });
     expect(Object.keys(manifest.peerDependencies as object).sort()).toEqual(["miniflare", "wrangler"]);
     const files = installed.split("\n").map((l) => l.split(" ")[0]!.slice(join(app, "node_modules", "kedge").length + 1));
     expect(files.filter((f) => f.endsWith(".ts"))).toEqual([]);

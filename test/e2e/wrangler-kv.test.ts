@@ -53,14 +53,20 @@ describe("KV through wrangler's kv key commands (the --remote store, pointed at 
     await tearDown({ gateway, origins, ws });
   });
 
-  it("reads back exactly what it wrote (no added newline, multi-byte text whole), and null once deleted, also in bulk", async ({ expect }) => {
+  it("reads back exactly what it wrote (no added newline, multi-byte text whole), and null once deleted, also in bulk", async ({
+    expect,
+  }) => {
     const text = JSON.stringify({ note: "café ✓ — ünïcode", n: 1 });
     await kv.put("probe", text);
     expect(await kv.get("probe")).toBe(text);
     await kv.delete("probe");
     expect(await kv.get("probe")).toBeNull();
     // Pruning an old version: its keys in one bulk delete, a key already gone among them.
-    await kv.putMany([["old/a", "1"], ["old/b", "2"], ["kept", "3"]]);
+    await kv.putMany([
+      ["old/a", "1"],
+      ["old/b", "2"],
+      ["kept", "3"],
+    ]);
     await kv.deleteMany(["old/a", "old/b", "old/never-written"]);
     expect(await kv.getMany(["old/a", "old/b", "kept"])).toEqual([null, null, "3"]);
   });

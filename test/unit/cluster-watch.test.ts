@@ -254,6 +254,9 @@ describe("sync --watch, in-process", { timeout: 30_000 }, () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(compiledSoFar(), JSON.stringify(records.slice(-3))).toBe(compiled);
     expect(records.at(-1)).toMatchObject({ compiled: false, note: expect.stringMatching(/changes? to Services no route reaches/) });
+    // A new Service beside the routed one: a route's unresolved reference would name it (did-you-mean), so it counts.
+    east.apply("services", httpService("shop", "web-v2"));
+    await until(() => compiledSoFar() === compiled + 1, 8000, "a compile for a Service in a routed namespace");
 
     // The routed Service's endpoint moves: compiled and pushed.
     east.apply("endpointslices", loopbackSlice("shop", "web", "web-1", 9009));

@@ -103,9 +103,7 @@ export function benchSync(routes: number, clusters = 3): SyncFigure {
   try {
     writeConfig(dir, routes, clusters);
     writeConfig(small, 10, clusters);
-    const probe = JSON.parse(
-      execFileSync(process.execPath, [...PROBE, dir], { cwd: ROOT, env }).toString(),
-    ) as {
+    const probe = JSON.parse(execFileSync(process.execPath, [...PROBE, dir], { cwd: ROOT, env }).toString()) as {
       rules: number;
       loadMs: number;
       compileMs: number;
