@@ -98,7 +98,13 @@ describe("npm start with KEDGE_CONFIG", () => {
     let output = "";
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    const exited = new Promise<number | null>((resolveExit) => child.on("exit", (code) => resolveExit(code)));
+    const exited = new Promise<number | null>((resolveExit) =>
+      child.on("exit", (code, signal) => {
+        // Said in the output, so that an exit by a signal shows what kedge printed before it.
+        if (signal) output += `\n(kedge ended by ${signal})`;
+        resolveExit(code);
+      }),
+    );
     stop = async () => {
       if (child.exitCode === null) process.kill(-child.pid!, "SIGINT");
       return exited;
@@ -201,7 +207,7 @@ spec:
     expect(output).not.toMatch(/^\s+at /m);
 
     // Ctrl-C reaches the whole process group, as a terminal sends it: kedge stops cleanly and exits 0.
-    expect(await stop()).toBe(0);
+    expect(await stop(), output.slice(-2000)).toBe(0);
     // The origins and workerd went with it; the user's app did not.
     await expect(fetch(`http://127.0.0.1:${v4Port}/`)).rejects.toThrow();
     await expect(fetch(`http://[::1]:${v6Port}/`)).rejects.toThrow();
