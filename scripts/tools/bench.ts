@@ -110,7 +110,8 @@ async function main(): Promise<void> {
     },
   ]);
 
-  // The 1M-route table (goal: 60 s, 2 GiB) is not run: at today's ~9 KB of heap per route it needs about 9 GB.
+  // The 1M-route table (goal: 60 s, 2 GiB) is not run: measured by hand on 2026-11-28 (bench/README.md), 175 s
+  // and 6.2 GiB, and refused without a bigger heap than Node's default.
   const syncScale = [benchSyncScale(100_000, 10_000)];
   table(
     "Sync at scale: routes over hosts in 3 clusters, load + compile in a fresh process (goal: 100k under 5 s and 512 MiB)",
