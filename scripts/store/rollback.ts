@@ -7,7 +7,7 @@
  * rollback reverts it: the edge keeps the current version, marked as rolled back from the canary's.
  */
 import { KV_KEYS } from "../../src/table/kv-keys";
-import type { RollbackMarker, RouteTable } from "../../src/table/route-table";
+import type { RollbackMarker, RouteTable, TableHistoryEntry } from "../../src/table/route-table";
 import { asWriter, type KvStore } from "./kv-store";
 import { pushHolder, takeLease } from "./push-lease";
 import { PUSH_WAIT_MS, pointerFor, readHistory, readPointerWithCanary, readTable } from "./publish";
@@ -34,7 +34,7 @@ export interface RollbackOptions {
   waiting?: (holder: string) => void;
 }
 
-/** Moves the pointer to `version` (whole, or a unique prefix of 6+ characters), or to the version written before the served one. */
+/** Moves the pointer to `version` (whole, or a unique prefix of 6+ characters), or to the version served before the served one. */
 export async function rollbackTable(
   kv: KvStore,
   name: string,
@@ -51,6 +51,21 @@ export async function rollbackTable(
       await lease.release();
     }
   });
+}
+
+/**
+ * The version served before `current`: its entry's `previous` (what the edge served when it was pushed) while
+ * that one is kept. Entries without the field (older ones) fall back to the next older entry that was served,
+ * which passes over canaries that never served all traffic (reverted, or replaced by a later push): a rollback
+ * must not point the edge at a version its analysis turned down.
+ */
+function servedBefore(history: TableHistoryEntry[], current: string | undefined): string | undefined {
+  const at = history.findIndex((e) => e.version === current);
+  if (at < 0) return undefined;
+  const previous = history[at]!.previous;
+  if (previous !== undefined && history.some((e) => e.version === previous)) return previous;
+  const served = new Set(history.flatMap((e) => (e.previous ? [e.previous] : [])));
+  return history.slice(at + 1).find((e) => !e.canary || served.has(e.version))?.version;
 }
 
 async function rollbackHeld(kv: KvStore, name: string, version: string | undefined, options: RollbackOptions): Promise<RollbackOutcome> {
@@ -71,8 +86,7 @@ async function rollbackHeld(kv: KvStore, name: string, version: string | undefin
   // A canary in progress is what a rollback undoes first: the current version stays, the canary goes.
   if (target === undefined && running) target = pointer!.version;
   if (target === undefined) {
-    const at = history.findIndex((e) => e.version === pointer?.version);
-    target = history[at + 1]?.version;
+    target = servedBefore(history, pointer?.version);
     if (target === undefined)
       throw new UserError(
         pointer

@@ -101,6 +101,20 @@ describe("a canary in KV, as the CLI keeps it", () => {
     });
   });
 
+  it("kedge rollback after a reverted canary and a new push goes back to the version served before, not to the canary", async ({
+    expect,
+  }) => {
+    const { kv, s, c } = await twoVersions();
+    await rollbackTable(kv, "t", undefined);
+    const next = await planFor("third");
+    await pushTable(kv, next);
+    expect((await readHistory(kv, "t")).entries.map((e) => e.version)).toEqual([next.root.value.version, c, s]);
+    const rolled = await rollbackTable(kv, "t", undefined, { dryRun: true });
+    expect(rolled).toMatchObject({ from: next.root.value.version, to: s });
+    // Named, the canary's version is still one to go to.
+    expect(await rollbackTable(kv, "t", c.slice(0, 8), { dryRun: true })).toMatchObject({ to: c });
+  });
+
   it("the edge's decision in the record is the pointer every command acts on; a reverted canary holds sync --watch", async ({ expect }) => {
     const { kv, s, c } = await twoVersions();
     const spec = (await readPointer(kv, "t"))!.canary!;

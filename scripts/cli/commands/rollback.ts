@@ -30,11 +30,11 @@ export const rollbackCommand = command<RollbackOptions>({
   name: "rollback",
   summary:
     "point the edge back at a kept version (VERSION or a unique prefix, default the previous; with a canary in progress, revert it); --dry-run shows the change",
-  description: `With a canary in progress (\`kedge sync --canary\`), reverts it: the edge keeps the current version for all traffic, sessions on the canary follow the current table, and the canary's record says it was reverted by hand. Otherwise moves the table's pointer to a version \`kedge history\` lists: the one written before the served one, or VERSION (the whole id, or a prefix of at least ${MIN_PREFIX} characters that one kept version starts with). Nothing is compiled or rewritten; the Worker picks the version up within its refresh interval. The pointer records the rollback, so a running \`kedge sync --watch\` does not push over it until the clusters or the config change again; the next push (by the watch, or \`kedge sync\` by hand) ends it. It waits only for a push in progress, never for a watch between its pushes.`,
+  description: `With a canary in progress (\`kedge sync --canary\`), reverts it: the edge keeps the current version for all traffic, sessions on the canary follow the current table, and the canary's record says it was reverted by hand. Otherwise moves the table's pointer to a version \`kedge history\` lists: the one served before the served one (never a canary the edge or a command turned down), or VERSION (the whole id, or a prefix of at least ${MIN_PREFIX} characters that one kept version starts with). Nothing is compiled or rewritten; the Worker picks the version up within its refresh interval. The pointer records the rollback, so a running \`kedge sync --watch\` does not push over it until the clusters or the config change again; the next push (by the watch, or \`kedge sync\` by hand) ends it. It waits only for a push in progress, never for a watch between its pushes.`,
   arguments: [
     {
       name: "version",
-      description: `a kept version, or a prefix of at least ${MIN_PREFIX} characters (default: the one written before the served one)`,
+      description: `a kept version, or a prefix of at least ${MIN_PREFIX} characters (default: the one served before the served one)`,
       required: false,
     },
   ],
