@@ -20,6 +20,26 @@ describe("did you mean, for references", () => {
     ]);
   });
 
+  it("a route attached to nothing anywhere is an error; a copy left out while another cluster's copy attaches, a warning", async ({
+    expect,
+  }) => {
+    const attached = gatewayAndRoute({ namespace: "shop", rules: "    - backendRefs: [{ name: web, port: 8080 }]" });
+    const mistyped = attached.replace("parentRefs: [{ name: gw }]", "parentRefs: [{ name: gateway }]");
+    const told = async (clusters: Record<string, string>) =>
+      (await compileYaml(EDGE.replace("[{ name: c1 }]", "[{ name: c1 }, { name: c2 }]"), clusters)).diagnostics
+        .filter((d) => d.reason === "NoMatchingParent")
+        .map((d) => `${d.severity} ${d.object.cluster}: ${d.message.split(" (")[0]}`);
+    expect(await told({ c1: yamlDocs(mistyped, service("web", "shop")), c2: yamlDocs(mistyped, service("web", "shop")) })).toEqual([
+      "error c1: no Gateway of this edge named gateway in cluster c1; route ignored",
+      "error c2: no Gateway of this edge named gateway in cluster c2; route ignored",
+    ]);
+    // c2 has the same route but no Gateway: its copy is left out, the route serves from c1.
+    const routeOnly = attached.slice(attached.indexOf("kind: HTTPRoute") - "apiVersion: gateway.networking.k8s.io/v1\n".length);
+    expect(await told({ c1: yamlDocs(attached, service("web", "shop")), c2: yamlDocs(routeOnly, service("web", "shop")) })).toEqual([
+      "warning c2: no Gateway of this edge named gw in cluster c2; this copy is ignored",
+    ]);
+  });
+
   it("names the Service a backendRef could have meant, and the Services of its namespace", async ({ expect }) => {
     const route = gatewayAndRoute({ namespace: "shop", rules: "    - backendRefs: [{ name: api-v3, port: 8080 }]" });
     expect(await messages(yamlDocs(route, service("api-v1", "shop"), service("api-v2", "shop")), "BackendNotFound")).toEqual([

@@ -296,25 +296,34 @@ function parentHint(route: Manifest, parent: ParentReference, listeners: EdgeLis
       );
 }
 
-/** How each copy attached; copies naming no Gateway of this edge are reported and left out. */
+/**
+ * How each copy attached; copies naming no Gateway of this edge are reported and left out. A copy left out while
+ * another cluster's copy of the route attaches is a warning (that cluster's Gateway may simply not be there); a
+ * route no copy of which attaches anywhere serves nothing that was written, which is an error (`sync --strict`
+ * refuses it, `validate` fails on it): a mistyped parentRef.
+ */
 function attachCopies(ctx: BackendContext, listeners: EdgeListener[], report: CompileReport): Map<Manifest, AttachedCopy> {
   const attached = new Map<Manifest, AttachedCopy>();
+  const left: { route: Manifest; parents: ParentReference[] }[] = [];
   for (const route of ctx.index.all("HTTPRoute")) {
     const parents = gatewayParents(route);
     const hostnames = routeHostnames(route);
     const outcomes = parents.flatMap((p) => attachToParent(route, p, Array.isArray(hostnames) ? hostnames : [], listeners) ?? []);
-    if (outcomes.length > 0) {
-      attached.set(route, { route, outcomes });
-      continue;
-    }
+    if (outcomes.length > 0) attached.set(route, { route, outcomes });
+    else left.push({ route, parents });
+  }
+  const routeKey = (m: Manifest) => `${m.metadata.namespace}/${m.metadata.name}`;
+  const attachedSomewhere = new Set([...attached.keys()].map(routeKey));
+  for (const { route, parents } of left) {
     const named = parents.map((p) => p.name).join(", ");
-    report.warn(
+    const served = attachedSomewhere.has(routeKey(route));
+    report[served ? "warn" : "error"](
       route,
       "spec.parentRefs",
       REASON.NoMatchingParent,
       named
-        ? `no Gateway of this edge named ${named} in cluster ${route.cluster}; route ignored${parentHint(route, parents[0]!, listeners)}`
-        : "route has no Gateway parentRef; ignored",
+        ? `no Gateway of this edge named ${named} in cluster ${route.cluster}; ${served ? "this copy is" : "route"} ignored${parentHint(route, parents[0]!, listeners)}`
+        : `route has no Gateway parentRef; ${served ? "this copy is " : ""}ignored`,
     );
   }
   return attached;
