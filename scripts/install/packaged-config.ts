@@ -28,7 +28,7 @@ export interface PackedConfig {
   wranglerConfig: string;
 }
 
-/** A ConfigMap key for a path: its characters outside [-._a-zA-Z0-9] replaced. */
+/** A ConfigMap key for a path: its characters outside [-._a-zA-Z0-9] replaced (unique in `add`). */
 const keyOf = (path: string) => path.replace(/[^-._a-zA-Z0-9]/g, "_");
 
 /** The kubeconfig file the Pod mounts for live cluster `name`. */
@@ -53,7 +53,9 @@ export function packConfig(configDir: string, edge: EdgeConfig, wranglerConfig: 
   const data: Record<string, string> = {};
   const items: { key: string; path: string }[] = [];
   const add = (path: string, text: string) => {
-    const key = keyOf(path);
+    // Two paths can flatten to one key (sub_a.yaml and sub/a.yaml): the later one is numbered, never dropped.
+    let key = keyOf(path);
+    for (let n = 2; key in data; n++) key = `${keyOf(path)}.${n}`;
     data[key] = text;
     items.push({ key, path });
   };

@@ -68,6 +68,9 @@ spec:
 `,
     );
     write(join(config, "clusters", "lab", "ns.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata: { name: lab }\n");
+    // Two paths that flatten to one ConfigMap key (sub_a.yaml, sub/a.yaml): both must reach the Pod.
+    write(join(config, "clusters", "lab", "sub_a.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata: { name: flat }\n");
+    write(join(config, "clusters", "lab", "sub", "a.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata: { name: nested }\n");
     write(wrangler, 'name = "edge"\nmain = "worker.mjs"\n[[kv_namespaces]]\nbinding = "ROUTES"\nid = "0123456789abcdef"\n');
     const run = await kedge(
       "manifests",
@@ -196,7 +199,11 @@ spec:
     ]);
     expect(readFileSync(join(pod, "config", "kedge.yaml"), "utf8")).toContain("# where kedge runs");
     const loaded = loadConfig(join(pod, "config"));
-    expect(loaded.manifests.map((m) => `${m.cluster}/${m.kind}/${m.metadata.name}`)).toEqual(["lab/Namespace/lab"]);
+    expect(loaded.manifests.map((m) => `${m.cluster}/${m.kind}/${m.metadata.name}`).sort()).toEqual([
+      "lab/Namespace/flat",
+      "lab/Namespace/lab",
+      "lab/Namespace/nested",
+    ]);
     expect(readFileSync(join(pod, "wrangler.toml"), "utf8")).toContain('id = "0123456789abcdef"');
   });
 
