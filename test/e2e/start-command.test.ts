@@ -89,9 +89,10 @@ describe("npm start with KEDGE_CONFIG", () => {
         slice("mine", "IPv4", "127.0.0.1", userApp.port),
       ),
     });
-    const child = spawn(process.execPath, [RUN_BUNDLED, join(ROOT, "scripts/start.ts")], {
+    // The port as `npm start -- --port N` passes it, over a PORT that says otherwise (config and state by the environment).
+    const child = spawn(process.execPath, [RUN_BUNDLED, join(ROOT, "scripts/start.ts"), "--port", String(edgePort)], {
       cwd: ROOT,
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false", KEDGE_CONFIG: ws.config, KEDGE_PERSIST_TO: ws.state, PORT: String(edgePort) },
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", KEDGE_CONFIG: ws.config, KEDGE_PERSIST_TO: ws.state, PORT: "1" },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true, // its own process group, so the test ends exactly what it started
     });
