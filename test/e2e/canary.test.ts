@@ -170,6 +170,11 @@ describe("a config canary the edge decides by itself", { timeout: 180_000 }, () 
     expect(history.stdout).toMatch(
       /canary 20%: reverted by the edge \(canary analysis\) at .*: canary [0-9a-f]{12} (\d+) of \1 \(100\.0%\)/,
     );
+    // Status tells the ended canary in the past tense, with how it ended.
+    const text = (await ws.kedge("status")).stdout;
+    expect(text).toMatch(/canary [0-9a-f]{20} \(ended\): took 20% of new requests and sessions from /);
+    expect(text).toContain("reverted by the edge (canary analysis) at ");
+    expect(text).not.toContain("20% of new requests and sessions since");
   });
 
   it("promotes a healthy canary by itself once its window has passed with enough requests", async ({ expect }) => {

@@ -89,10 +89,13 @@ function canaryLines(r: CanaryRecord, current: string, now: number): string[] {
   const c = r.canary;
   const a = c.analysis;
   const minutes = Math.max(0, Math.round((now - Date.parse(c.startedAt)) / 60_000));
-  const lines = [
-    `  canary ${c.version}: ${c.percent}% of new requests and sessions since ${c.startedAt} (${minutes} min), by ${c.by}`,
-    `    promoted after ${Math.round(a.windowMs / 1000)} s with at least ${a.minRequests} canary requests if within ${(a.maxErrorRateIncrease * 100).toFixed(1)} points of ${current}'s error rate; reverted as soon as worse by more`,
-  ];
+  // An ended canary is told in the past tense: it no longer takes any share.
+  const lines = r.ended
+    ? [`  canary ${c.version} (ended): took ${c.percent}% of new requests and sessions from ${c.startedAt}, by ${c.by}`]
+    : [
+        `  canary ${c.version}: ${c.percent}% of new requests and sessions since ${c.startedAt} (${minutes} min), by ${c.by}`,
+        `    promoted after ${Math.round(a.windowMs / 1000)} s with at least ${a.minRequests} canary requests if within ${(a.maxErrorRateIncrease * 100).toFixed(1)} points of ${current}'s error rate; reverted as soon as worse by more`,
+      ];
   if (r.figures)
     lines.push(
       `    canary  ${c.version}: ${figuresText(r.figures.canary)} errors of requests`,

@@ -12,7 +12,7 @@ import type { WatchSummary } from "../../watch/watch-loop";
 import { CONTROLLER_FLAGS, type ControllerFlags, controllerOptions } from "../controller-flags";
 import { runController } from "../../controller/controller";
 import type { RouteTable } from "../../../src/table/route-table";
-import type { CanaryPointer } from "../../../src/table/canary";
+import { type CanaryPointer, EDGE_ANALYSIS } from "../../../src/table/canary";
 import { canarySettings } from "../../store/canary-store";
 import { UserError } from "../../lib/user-error";
 import { diffLines, diffTables } from "../../report/diff-tables";
@@ -182,7 +182,7 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
         ...(outcome.supersededCanary ? [`  the canary ${outcome.supersededCanary} that was in progress ended: this push replaces it`] : []),
         ...(replaced
           ? [
-              `  this push replaces the rollback by hand to ${replaced.version} (${replaced.at}, by ${replaced.by}); a running \`kedge sync --watch\` pushes as before`,
+              `  this push replaces the ${replaced.by === EDGE_ANALYSIS ? "edge's revert of its canary" : "rollback by hand"} to ${replaced.version} (${replaced.at}, by ${replaced.by}); a running \`kedge sync --watch\` pushes as before`,
             ]
           : []),
         ...described.lines,
