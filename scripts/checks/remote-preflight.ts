@@ -30,15 +30,21 @@ export function hasCloudflareCredentials(env: NodeJS.ProcessEnv = process.env, h
   );
 }
 
+/** Why the wrangler config's ROUTES id is not a real KV namespace id (the placeholder, a local name), with its fix; null when it is one. */
+export function kvNamespaceProblem(wranglerConfig: string, env: string | undefined, id: string): { problem: string; fix: string } | null {
+  if (NAMESPACE_ID.test(id)) return null;
+  const block = env ? `[[env.${env}.kv_namespaces]]` : "[[kv_namespaces]]";
+  return {
+    problem: `${wranglerConfig} ${block} ROUTES has id ${JSON.stringify(id)}, not a KV namespace id`,
+    fix: `\`npx wrangler kv namespace create ROUTES${env ? ` --env ${env}` : ""}\` prints the id to put there`,
+  };
+}
+
 /** Throws the one-line reason `--remote` cannot go on, if there is one. */
 export function remotePreflight(where: StoreTarget, env: NodeJS.ProcessEnv = process.env, home = homedir()): void {
   const facts = readWranglerFacts(where.wranglerConfig, where.env);
-  const block = where.env ? `[[env.${where.env}.kv_namespaces]]` : "[[kv_namespaces]]";
-  if (!NAMESPACE_ID.test(facts.kvNamespaceId))
-    throw new UserError(
-      `--remote: ${where.wranglerConfig} ${block} ROUTES has id ${JSON.stringify(facts.kvNamespaceId)}, not a KV namespace id; nothing was read or written`,
-      `\`npx wrangler kv namespace create ROUTES${where.env ? ` --env ${where.env}` : ""}\` prints the id to put there`,
-    );
+  const namespace = kvNamespaceProblem(where.wranglerConfig, where.env, facts.kvNamespaceId);
+  if (namespace) throw new UserError(`--remote: ${namespace.problem}; nothing was read or written`, namespace.fix);
   if (!hasCloudflareCredentials(env, home))
     throw new UserError(
       "--remote: wrangler has no Cloudflare credentials (no CLOUDFLARE_API_TOKEN, no `wrangler login`); nothing was read or written",

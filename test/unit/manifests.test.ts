@@ -71,7 +71,7 @@ spec:
     // Two paths that flatten to one ConfigMap key (sub_a.yaml, sub/a.yaml): both must reach the Pod.
     write(join(config, "clusters", "lab", "sub_a.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata: { name: flat }\n");
     write(join(config, "clusters", "lab", "sub", "a.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata: { name: nested }\n");
-    write(wrangler, 'name = "edge"\nmain = "worker.mjs"\n[[kv_namespaces]]\nbinding = "ROUTES"\nid = "0123456789abcdef"\n');
+    write(wrangler, 'name = "edge"\nmain = "worker.mjs"\n[[kv_namespaces]]\nbinding = "ROUTES"\nid = "0123456789abcdef0123456789abcdef"\n');
     const run = await kedge(
       "manifests",
       "--config",
@@ -204,17 +204,33 @@ spec:
       "lab/Namespace/lab",
       "lab/Namespace/nested",
     ]);
-    expect(readFileSync(join(pod, "wrangler.toml"), "utf8")).toContain('id = "0123456789abcdef"');
+    expect(readFileSync(join(pod, "wrangler.toml"), "utf8")).toContain('id = "0123456789abcdef0123456789abcdef"');
   });
 
   it("prints a List for -o json, and refuses a home cluster that is not live (exit 2, with the fix)", async ({ expect }) => {
     const json = await kedge("manifests", "--config", config, "--wrangler-config", wrangler, "-o", "json");
     expect(JSON.parse(json.out)).toMatchObject({ apiVersion: "v1", kind: "List", items: expect.any(Array) });
+    expect(json.err).toBe("");
     const refused = await kedge("manifests", "--config", config, "--wrangler-config", wrangler, "--cluster", "lab");
     expect(refused.code).toBe(2);
     expect(refused.err).toContain("--cluster lab is not a live cluster of kedge.yaml");
     expect(refused.err).toContain("fix: name the cluster the controller runs in: east, west");
     const noWrangler = await kedge("manifests", "--config", config, "--wrangler-config", join(dir, "missing.toml"));
     expect(noWrangler.code).toBe(2);
+  });
+
+  it("warns of what would make the controller fail or push in vain: a placeholder KV namespace id, a table its Worker does not serve", async ({
+    expect,
+  }) => {
+    const placeholder = join(dir, "placeholder.toml");
+    write(
+      placeholder,
+      'name = "edge"\nmain = "worker.mjs"\n[vars]\nKEDGE_TABLE = "kedge"\n[[kv_namespaces]]\nbinding = "ROUTES"\nid = "REPLACE_WITH_ROUTES_NAMESPACE_ID"\n',
+    );
+    const run = await kedge("manifests", "--config", config, "--wrangler-config", placeholder, "--cluster", "east");
+    expect(run.code).toBe(0);
+    expect(parseAllDocuments(run.out).length).toBeGreaterThan(3);
+    expect(run.err).toContain(`! ${placeholder} [[kv_namespaces]] ROUTES has id "REPLACE_WITH_ROUTES_NAMESPACE_ID", not a KV namespace id`);
+    expect(run.err).toContain(`serves table "kedge" (vars.KEDGE_TABLE), but this config is table "shop"`);
   });
 });

@@ -8,6 +8,8 @@ import { packConfig } from "../../install/packaged-config";
 import { command, EXIT } from "../command";
 import { OUTPUT_FLAGS, type OutputOptions } from "../flags";
 import { findWranglerConfig, readWranglerFacts } from "../../config/wrangler-config";
+import { kvNamespaceProblem } from "../../checks/remote-preflight";
+import { tableNameProblem } from "../../checks/deployment-checks";
 
 interface ManifestsOptions extends OutputOptions {
   config: string;
@@ -61,7 +63,7 @@ export const manifestsCommand = command<ManifestsOptions>({
     "kedge manifests --cluster us-east --env production --image registry.example.com/kedge:0.1.0",
     "kedge manifests | kubectl apply --dry-run=server -f -",
   ],
-  run: async (options) => {
+  run: async (options, _args, io) => {
     if (!DNS_LABEL.test(options.namespace))
       throw new UserError(
         `--namespace ${JSON.stringify(options.namespace)} is not a namespace name`,
@@ -71,7 +73,13 @@ export const manifestsCommand = command<ManifestsOptions>({
     const home = homeCluster(edge, options.cluster);
     const wranglerConfig = options.wranglerConfig ?? findWranglerConfig();
     // The KV namespace (of --env) must be there: the controller pushes to it.
-    readWranglerFacts(wranglerConfig, options.env);
+    const facts = readWranglerFacts(wranglerConfig, options.env);
+    // What would make the running controller fail or push in vain, told now rather than in its logs.
+    const described = options.env === undefined ? wranglerConfig : `environment "${options.env}" of ${wranglerConfig}`;
+    const namespace = kvNamespaceProblem(wranglerConfig, options.env, facts.kvNamespaceId);
+    if (namespace) io.note(`! ${namespace.problem}: the controller's pushes (--remote) are refused until it is one; ${namespace.fix}`);
+    const nameProblem = tableNameProblem(facts, edge.name, described);
+    if (nameProblem) io.note(`! ${nameProblem}`);
     const packed = packConfig(options.config, edge, wranglerConfig, home);
     const manifestOptions = {
       namespace: options.namespace,
