@@ -91,6 +91,28 @@ describe("the same manifests in every cluster (namespace sameness)", () => {
     expect(Object.values(table.clusters ?? {}).map((c) => c.account?.routes)).toEqual([1, 1, 1]);
   });
 
+  it("checks a differing copy's backendRefs too: one its cluster lacks is a warning on that copy, before it ever serves", async ({
+    expect,
+  }) => {
+    const rollout = `    - backendRefs: [{ name: web, port: 8080, weight: 80 }, { name: web-v22, port: 8080, weight: 20 }]`;
+    const { table, diagnostics } = await compileYaml(EDGE, {
+      east: shop(1001, undefined, "2026-01-01T00:00:00Z"),
+      west: shop(2001, rollout, "2026-02-01T00:00:00Z"),
+    });
+    // The served copy (east's) is compiled as before: web alone.
+    expect(table.rules[0]?.backendRefs.map((b) => b.backend)).toEqual(["Service/east,west/shop/web:8080"]);
+    expect(
+      diagnostics.filter((d) => d.reason === "BackendNotFound").map((d) => [d.severity, d.object.cluster, d.field, d.message]),
+    ).toEqual([
+      [
+        "warning",
+        "west",
+        "spec.rules[0].backendRefs[1].name",
+        "Service shop/web-v22 not found in cluster west (Services in namespace shop: web): this copy is not served now (the copy in cluster east is); once it is, these requests answer 500",
+      ],
+    ]);
+  });
+
   it("a differing copy whose parentRef the served copy does not name is not served through it", async ({ expect }) => {
     const other = gatewayAndRoute({
       namespace: "shop",

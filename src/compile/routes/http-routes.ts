@@ -21,6 +21,7 @@ import { compileRetry } from "./retry";
 import { ruleSession } from "./rule-session";
 import { compileTimeouts } from "./timeouts";
 import { groupSameObjects } from "../input/sameness";
+import { missingBackendsOfCopy } from "./unserved-copy-refs";
 import { suggestion } from "../../table/did-you-mean";
 import { type HTTPRouteRule, type ParentReference, specOf } from "../input/typed-objects";
 import { type FieldProblem, isProblem } from "../status/problems";
@@ -389,7 +390,16 @@ export function compileHTTPRoutes(
     const route = group.served;
     const copies = group.merged.map((m) => attached.get(m)!);
     const differing: DifferingCopy[] = group.differing.map((d) => ({ copy: attached.get(d.copy)!, field: d.field }));
-    for (const d of differing) report.warn(d.copy.route, d.field, REASON.Conflicted, conflictMessage(route, d.field));
+    for (const d of differing) {
+      report.warn(d.copy.route, d.field, REASON.Conflicted, conflictMessage(route, d.field));
+      for (const m of missingBackendsOfCopy(ctx, d.copy.route))
+        report.warn(
+          d.copy.route,
+          m.field,
+          REASON.BackendNotFound,
+          `${m.message}: this copy is not served now (the copy in cluster ${route.cluster} is); once it is, these requests answer 500`,
+        );
+    }
     const clusters = routeClusters([...copies, ...differing.map((d) => d.copy)], clusterOrder);
     for (const copy of [...copies, ...differing.map((d) => d.copy)]) report.noteParents(copy.route);
     const hostnames = routeHostnames(route);
