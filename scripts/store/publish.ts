@@ -249,6 +249,15 @@ export interface PushOptions extends Omit<LeaseOptions, "readWith"> {
 }
 
 /**
+ * The version served before `version`, for its history entry: the served one, or, when the served version itself
+ * is pushed again (ending a canary), what its own entry said; never the version itself.
+ */
+function previousOf(served: string | undefined, version: string, entries: TableHistoryEntry[]): { previous?: string } {
+  const previous = served === version ? entries.find((e) => e.version === version)?.previous : served;
+  return previous !== undefined && previous !== version ? { previous } : {};
+}
+
+/**
  * Writes the planned table unless the edge already serves exactly this version, holding the table's push
  * lease (see push-lease.ts) so that concurrent pushes take turns, and local state's lock (its one writer).
  */
@@ -315,7 +324,7 @@ async function pushHeld(kv: KvStore, plan: StoragePlan, now: Date, options: Push
       backends: Object.keys(plan.table.backends).length,
       ...(plan.shards.length > 0 ? { shards: plan.shards.length } : {}),
       summary,
-      ...(pointer ? { previous: pointer.version } : {}),
+      ...previousOf(pointer?.version, root.version, read.entries),
       ...(canary ? { canary: { id: canary.id, percent: canary.percent } } : {}),
     });
     const kept = history.slice(0, HISTORY_LIMIT);

@@ -54,8 +54,8 @@ export async function rollbackTable(
 }
 
 /**
- * The version served before `current`: its entry's `previous` (what the edge served when it was pushed) while
- * that one is kept. Entries without the field (older ones) fall back to the next older entry that was served,
+ * The version served before `current`: its entry's `previous` (what the edge served when it was pushed), none
+ * when that one is no longer kept. Entries without the field (older ones) fall back to the next older entry that was served,
  * which passes over canaries that never served all traffic (reverted, or replaced by a later push): a rollback
  * must not point the edge at a version its analysis turned down.
  */
@@ -63,7 +63,8 @@ function servedBefore(history: TableHistoryEntry[], current: string | undefined)
   const at = history.findIndex((e) => e.version === current);
   if (at < 0) return undefined;
   const previous = history[at]!.previous;
-  if (previous !== undefined && history.some((e) => e.version === previous)) return previous;
+  // Pruned from the history: the versions kept between are not what was served before, so none is picked.
+  if (previous !== undefined && previous !== current) return history.some((e) => e.version === previous) ? previous : undefined;
   const served = new Set(history.flatMap((e) => (e.previous ? [e.previous] : [])));
   return history.slice(at + 1).find((e) => !e.canary || served.has(e.version))?.version;
 }

@@ -115,6 +115,21 @@ describe("a canary in KV, as the CLI keeps it", () => {
     expect(await rollbackTable(kv, "t", c.slice(0, 8), { dryRun: true })).toMatchObject({ to: c });
   });
 
+  it("kedge rollback after the served version is pushed again (ending a canary) still goes to the one served before it", async ({
+    expect,
+  }) => {
+    const kv = new MemoryKv();
+    const [z, a, b] = [await planFor("zero"), await planFor("stable"), await planFor("next")];
+    await pushTable(kv, z);
+    await pushTable(kv, a);
+    await pushTable(kv, b, new Date(), { waitMs: 1000, canary: CANARY });
+    const again = await pushTable(kv, await planFor("stable"));
+    expect(again).toMatchObject({ supersededCanary: b.root.value.version });
+    const entry = (await readHistory(kv, "t")).entries[0]!;
+    expect(entry).toMatchObject({ version: a.root.value.version, previous: z.root.value.version });
+    expect(await rollbackTable(kv, "t", undefined, { dryRun: true })).toMatchObject({ to: z.root.value.version });
+  });
+
   it("the edge's decision in the record is the pointer every command acts on; a reverted canary holds sync --watch", async ({ expect }) => {
     const { kv, s, c } = await twoVersions();
     const spec = (await readPointer(kv, "t"))!.canary!;
