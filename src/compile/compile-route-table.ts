@@ -45,7 +45,7 @@ import { reportNoReadyEndpoints } from "./report/ready-endpoints";
 import { accountClusters } from "./report/cluster-accounts";
 import { reportDroppedEndpoints } from "./report/dropped-endpoints";
 import { reportUnservedRoutes } from "./report/unserved-routes";
-import { compileHTTPRoutes } from "./routes/http-routes";
+import { compileHTTPRoutes, routeKey } from "./routes/http-routes";
 import { type Diagnostic, type ResourceStatus } from "./status/diagnostics";
 
 export interface CompileResult {
@@ -129,7 +129,9 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
   const listeners = [...ownListeners, ...sets.listeners];
 
   const ctx = readBackends(index, edge, clusterOrder, report);
-  const routes = compileHTTPRoutes(ctx, listeners, clusterOrder, report);
+  // A route that is another controller's in one cluster is not a mistyped one where its Gateway is missing.
+  const othersRoutes = new Set([...theirs].filter((m) => m.kind === "HTTPRoute").map(routeKey));
+  const routes = compileHTTPRoutes(ctx, listeners, clusterOrder, report, othersRoutes);
 
   const rules: CompiledRule[] = [];
   const matches: CompiledMatch[] = [];

@@ -38,6 +38,17 @@ describe("did you mean, for references", () => {
     expect(await told({ c1: yamlDocs(attached, service("web", "shop")), c2: yamlDocs(routeOnly, service("web", "shop")) })).toEqual([
       "warning c2: no Gateway of this edge named gw in cluster c2; this copy is ignored",
     ]);
+    // Another controller's route (its Gateway, of another class, in c1 only), applied to both clusters: not kedge's typo.
+    const theirs = attached.replace("gatewayClassName: kedge", "gatewayClassName: envoy").replaceAll("name: gw", "name: envoy");
+    const theirRoute = theirs.slice(theirs.indexOf("kind: HTTPRoute") - "apiVersion: gateway.networking.k8s.io/v1\n".length);
+    expect(await told({ c1: yamlDocs(attached.replace("name: web, namespace", "name: mine, namespace"), theirs), c2: theirRoute })).toEqual(
+      ["warning c2: no Gateway of this edge named envoy in cluster c2; route ignored"],
+    );
+    // A route with no Gateway parentRef at all is said, not refused.
+    const orphan = routeOnly.replace("parentRefs: [{ name: gw }]", "parentRefs: []");
+    expect(await told({ c1: yamlDocs(attached.replace("name: web, namespace", "name: mine, namespace"), orphan) })).toEqual([
+      "warning c1: route has no Gateway parentRef; ignored",
+    ]);
   });
 
   it("names the Service a backendRef could have meant, and the Services of its namespace", async ({ expect }) => {

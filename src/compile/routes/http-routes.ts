@@ -297,13 +297,22 @@ function parentHint(route: Manifest, parent: ParentReference, listeners: EdgeLis
       );
 }
 
+/** A route's identity across clusters (namespace sameness), as `namespace/name`. */
+export const routeKey = (m: Manifest): string => `${m.metadata.namespace}/${m.metadata.name}`;
+
 /**
  * How each copy attached; copies naming no Gateway of this edge are reported and left out. A copy left out while
- * another cluster's copy of the route attaches is a warning (that cluster's Gateway may simply not be there); a
- * route no copy of which attaches anywhere serves nothing that was written, which is an error (`sync --strict`
- * refuses it, `validate` fails on it): a mistyped parentRef.
+ * another cluster's copy of the route attaches, or is another controller's (input/ownership.ts), is a warning
+ * (that cluster's Gateway may simply not be there); so is a route with no Gateway parentRef at all. A route
+ * whose parentRefs name Gateways and no copy of which attaches anywhere serves nothing that was written: an
+ * error (`sync --strict` refuses it, `validate` fails on it), a mistyped parentRef.
  */
-function attachCopies(ctx: BackendContext, listeners: EdgeListener[], report: CompileReport): Map<Manifest, AttachedCopy> {
+function attachCopies(
+  ctx: BackendContext,
+  listeners: EdgeListener[],
+  report: CompileReport,
+  othersRoutes: ReadonlySet<string>,
+): Map<Manifest, AttachedCopy> {
   const attached = new Map<Manifest, AttachedCopy>();
   const left: { route: Manifest; parents: ParentReference[] }[] = [];
   for (const route of ctx.index.all("HTTPRoute")) {
@@ -313,12 +322,12 @@ function attachCopies(ctx: BackendContext, listeners: EdgeListener[], report: Co
     if (outcomes.length > 0) attached.set(route, { route, outcomes });
     else left.push({ route, parents });
   }
-  const routeKey = (m: Manifest) => `${m.metadata.namespace}/${m.metadata.name}`;
   const attachedSomewhere = new Set([...attached.keys()].map(routeKey));
   for (const { route, parents } of left) {
     const named = parents.map((p) => p.name).join(", ");
     const served = attachedSomewhere.has(routeKey(route));
-    report[served ? "warn" : "error"](
+    const mistyped = parents.length > 0 && !served && !othersRoutes.has(routeKey(route));
+    report[mistyped ? "error" : "warn"](
       route,
       "spec.parentRefs",
       REASON.NoMatchingParent,
@@ -383,9 +392,10 @@ export function compileHTTPRoutes(
   listeners: EdgeListener[],
   clusterOrder: Map<string, number>,
   report: CompileReport,
+  othersRoutes: ReadonlySet<string> = new Set(),
 ): RouteDraft[] {
   const accepted: RouteDraft[] = [];
-  const attached = attachCopies(ctx, listeners, report);
+  const attached = attachCopies(ctx, listeners, report, othersRoutes);
   for (const group of groupSameObjects([...attached.keys()], clusterOrder)) {
     const route = group.served;
     const copies = group.merged.map((m) => attached.get(m)!);
