@@ -51,6 +51,8 @@ function collection(o: Json): string {
 describe("kedge manifests", () => {
   let standIn: KubeStandIn;
   let objects: Json[];
+  /** What the text run printed on stderr: nothing, for a config the controller can run. */
+  let printedErr = "";
   const byKind = (kind: string) => objects.filter((o) => o.kind === kind);
 
   beforeAll(async () => {
@@ -71,7 +73,10 @@ spec:
     // Two paths that flatten to one ConfigMap key (sub_a.yaml, sub/a.yaml): both must reach the Pod.
     write(join(config, "clusters", "lab", "sub_a.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata: { name: flat }\n");
     write(join(config, "clusters", "lab", "sub", "a.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata: { name: nested }\n");
-    write(wrangler, 'name = "edge"\nmain = "worker.mjs"\n[[kv_namespaces]]\nbinding = "ROUTES"\nid = "0123456789abcdef0123456789abcdef"\n');
+    write(
+      wrangler,
+      'name = "edge"\nmain = "worker.mjs"\n[vars]\nKEDGE_TABLE = "shop"\n[[kv_namespaces]]\nbinding = "ROUTES"\nid = "0123456789abcdef0123456789abcdef"\n',
+    );
     const run = await kedge(
       "manifests",
       "--config",
@@ -84,6 +89,7 @@ spec:
       "reg.example/kedge:1",
     );
     if (run.code !== 0) throw new Error(run.err);
+    printedErr = run.err;
     objects = parseAllDocuments(run.out).map((d) => d.toJS() as Json);
     standIn = await KubeStandIn.start([resource("Namespace", [])], { token: "t", strictNamespaces: true });
   });
@@ -210,7 +216,7 @@ spec:
   it("prints a List for -o json, and refuses a home cluster that is not live (exit 2, with the fix)", async ({ expect }) => {
     const json = await kedge("manifests", "--config", config, "--wrangler-config", wrangler, "-o", "json");
     expect(JSON.parse(json.out)).toMatchObject({ apiVersion: "v1", kind: "List", items: expect.any(Array) });
-    expect(json.err).toBe("");
+    expect(printedErr).toBe("");
     const refused = await kedge("manifests", "--config", config, "--wrangler-config", wrangler, "--cluster", "lab");
     expect(refused.code).toBe(2);
     expect(refused.err).toContain("--cluster lab is not a live cluster of kedge.yaml");

@@ -108,7 +108,7 @@ describe("the same manifests in every cluster (namespace sameness)", () => {
         "warning",
         "west",
         "spec.rules[0].backendRefs[1].name",
-        "Service shop/web-v22 not found in cluster west (Services in namespace shop: web): this copy is not served now (the copy in cluster east is); once it is, these requests answer 500",
+        "Service shop/web-v22 not found in cluster west (Services in namespace shop: web): this copy is not served now (the copy in cluster east is); once it is, this cluster has nothing to send that backendRef's requests to",
       ],
     ]);
   });

@@ -407,7 +407,7 @@ export function compileHTTPRoutes(
           d.copy.route,
           m.field,
           REASON.BackendNotFound,
-          `${m.message}: this copy is not served now (the copy in cluster ${route.cluster} is); once it is, these requests answer 500`,
+          `${m.message}: this copy is not served now (the copy in cluster ${route.cluster} is); once it is, this cluster has nothing to send that backendRef's requests to`,
         );
     }
     const clusters = routeClusters([...copies, ...differing.map((d) => d.copy)], clusterOrder);

@@ -1,8 +1,8 @@
 /**
  * @module The backendRefs of a route copy that is not served (it differs from the served copy, see
  * input/sameness.ts) and names a Service or XBackend its cluster lacks. Such a copy is not compiled, so its
- * references would go unchecked until the served copy goes away and it serves in its place, when those
- * requests would answer 500. Checked here for existence alone, without compiling anything: a warning per
+ * references would go unchecked until the served copy goes away and it serves in its place, when its
+ * cluster would have nothing to send them to. Checked here for existence alone, without compiling anything: a warning per
  * reference, on the copy, with the names that exist.
  */
 import type { Manifest } from "../../gateway-api/manifest";
@@ -31,7 +31,13 @@ export function missingBackendsOfCopy(ctx: BackendContext, copy: Manifest): Miss
           field,
           message: `Service ${namespace}/${ref.name} not found in cluster ${cluster}${suggestion(ref.name, ctx.index.namesIn([cluster], "Service", namespace), `Services in namespace ${namespace}`)}`,
         });
-      else if (group === X_GROUP && kind === "XBackend" && !ctx.xbackends.get(cluster, namespace, ref.name))
+      // An XBackend of another namespace is refused whatever exists there (RefNotPermitted): not this check's.
+      else if (
+        group === X_GROUP &&
+        kind === "XBackend" &&
+        namespace === copy.metadata.namespace &&
+        !ctx.xbackends.get(cluster, namespace, ref.name)
+      )
         missing.push({ field, message: `XBackend ${namespace}/${ref.name} not found in cluster ${cluster}` });
     }),
   );
