@@ -35,6 +35,7 @@ import { readableObjects } from "./input/kinds";
 import { reachableObjects } from "./input/reachable";
 import { isReferencePermitted } from "./input/reference-grant";
 import { othersObjects, othersParent } from "./input/ownership";
+import { sameObjectKey } from "./input/sameness";
 import { ResourceIndex } from "./input/resource-index";
 import { validateObjects } from "./input/schema/validate-objects";
 import { BackendAncestors, backendsOfRule } from "./report/backend-ancestors";
@@ -45,7 +46,7 @@ import { reportNoReadyEndpoints } from "./report/ready-endpoints";
 import { accountClusters } from "./report/cluster-accounts";
 import { reportDroppedEndpoints } from "./report/dropped-endpoints";
 import { reportUnservedRoutes } from "./report/unserved-routes";
-import { compileHTTPRoutes, routeKey } from "./routes/http-routes";
+import { compileHTTPRoutes } from "./routes/http-routes";
 import { type Diagnostic, type ResourceStatus } from "./status/diagnostics";
 
 export interface CompileResult {
@@ -130,7 +131,7 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
 
   const ctx = readBackends(index, edge, clusterOrder, report);
   // A route that is another controller's in one cluster is not a mistyped one where its Gateway is missing.
-  const othersRoutes = new Set([...theirs].filter((m) => m.kind === "HTTPRoute").map(routeKey));
+  const othersRoutes = new Set([...theirs].filter((m) => m.kind === "HTTPRoute").map(sameObjectKey));
   const routes = compileHTTPRoutes(ctx, listeners, clusterOrder, report, othersRoutes);
 
   const rules: CompiledRule[] = [];

@@ -75,7 +75,17 @@ export type Resolution = { backend: string; missing?: Missing[]; from?: string[]
 const notFound = (t: Target, message: string): FieldProblem => ({ field: `${t.at}.name`, reason: REASON.BackendNotFound, message });
 
 /** The objects of `kind` in the target's namespace of its clusters, for "did you mean". */
-const namesThere = (ctx: BackendContext, t: Target, kind: string): string[] => ctx.index.namesIn(t.clusters, kind, t.namespace);
+/** "Service shop/web not found in cluster east (did you mean …? Services in namespace shop: …)": the names that exist in `clusters`. */
+export function notFoundText(
+  ctx: BackendContext,
+  kind: string,
+  namespace: string,
+  name: string,
+  clusters: string[],
+  where: string,
+): string {
+  return `${kind} ${namespace}/${name} not found in ${where}${suggestion(name, ctx.index.namesIn(clusters, kind, namespace), `${kind}s in namespace ${namespace}`)}`;
+}
 
 /** A Service's ports as a message lists them: "80 (http), 8080 (admin)". */
 const portList = (service: Manifest): string =>
@@ -169,10 +179,7 @@ function resolveService(ctx: BackendContext, t: Target): Resolution {
         reason: REASON.BackendNotFound,
         message: `Service ${t.namespace}/${t.name} has no port ${t.port} in ${where} (its ports: ${portList(service)})`,
       };
-    return notFound(
-      t,
-      `Service ${t.namespace}/${t.name} not found in ${where}${suggestion(t.name, namesThere(ctx, t, "Service"), `Services in namespace ${t.namespace}`)}`,
-    );
+    return notFound(t, notFoundText(ctx, "Service", t.namespace, t.name, t.clusters, where));
   }
   const port = contributing[0]!.port!.port;
   const clusters = contributing.map((f) => f.cluster);
@@ -339,11 +346,7 @@ function resolveXBackend(ctx: BackendContext, t: Target): Resolution {
   const accepted = found.flatMap((f) => (f.xb?.ok ? [{ cluster: f.cluster, target: f.xb.target }] : []));
   if (accepted.length === 0) {
     const { cluster, xb } = found.find((f) => f.xb) ?? found[0]!;
-    if (!xb || xb.ok)
-      return notFound(
-        t,
-        `XBackend ${t.namespace}/${t.name} not found in cluster ${cluster}${suggestion(t.name, namesThere(ctx, t, "XBackend"), `XBackends in namespace ${t.namespace}`)}`,
-      );
+    if (!xb || xb.ok) return notFound(t, notFoundText(ctx, "XBackend", t.namespace, t.name, t.clusters, `cluster ${cluster}`));
     const reason = xb.problem.reason === REASON.UnsupportedProtocol ? REASON.UnsupportedProtocol : REASON.BackendNotFound;
     return { field: t.at, reason, message: `XBackend ${t.namespace}/${t.name} is not accepted: ${xb.problem.message}` };
   }

@@ -18,7 +18,9 @@ export interface SameObject {
   differing: { copy: Manifest; field: string }[];
 }
 
-const identity = (m: Manifest) => `${apiGroup(m.apiVersion)}\u0000${m.kind}\u0000${m.metadata.namespace}\u0000${m.metadata.name}`;
+/** An object's identity across clusters (namespace sameness): its API group, kind, namespace and name. */
+export const sameObjectKey = (m: Manifest): string =>
+  `${apiGroup(m.apiVersion)}\u0000${m.kind}\u0000${m.metadata.namespace}\u0000${m.metadata.name}`;
 
 /**
  * Oldest first: creationTimestamp (a copy without one after those with one), then the edge's cluster order.
@@ -37,9 +39,9 @@ export function byAge(clusterOrder: Map<string, number>): (a: Manifest, b: Manif
 export function groupSameObjects(objects: Manifest[], clusterOrder: Map<string, number>): SameObject[] {
   const groups = new Map<string, Manifest[]>();
   for (const m of objects) {
-    const list = groups.get(identity(m)) ?? [];
+    const list = groups.get(sameObjectKey(m)) ?? [];
     list.push(m);
-    groups.set(identity(m), list);
+    groups.set(sameObjectKey(m), list);
   }
   const inClusterOrder = (a: Manifest, b: Manifest) => (clusterOrder.get(a.cluster) ?? 0) - (clusterOrder.get(b.cluster) ?? 0);
   return [...groups.values()].map((copies) => {

@@ -20,7 +20,7 @@ import { compileMatches, type MatchDraft } from "./route-matches";
 import { compileRetry } from "./retry";
 import { ruleSession } from "./rule-session";
 import { compileTimeouts } from "./timeouts";
-import { groupSameObjects } from "../input/sameness";
+import { groupSameObjects, sameObjectKey } from "../input/sameness";
 import { missingBackendsOfCopy } from "./unserved-copy-refs";
 import { suggestion } from "../../table/did-you-mean";
 import { type HTTPRouteRule, type ParentReference, specOf } from "../input/typed-objects";
@@ -297,9 +297,6 @@ function parentHint(route: Manifest, parent: ParentReference, listeners: EdgeLis
       );
 }
 
-/** A route's identity across clusters (namespace sameness), as `namespace/name`. */
-export const routeKey = (m: Manifest): string => `${m.metadata.namespace}/${m.metadata.name}`;
-
 /**
  * How each copy attached; copies naming no Gateway of this edge are reported and left out. A copy left out while
  * another cluster's copy of the route attaches, or is another controller's (input/ownership.ts), is a warning
@@ -322,11 +319,11 @@ function attachCopies(
     if (outcomes.length > 0) attached.set(route, { route, outcomes });
     else left.push({ route, parents });
   }
-  const attachedSomewhere = new Set([...attached.keys()].map(routeKey));
+  const attachedSomewhere = new Set([...attached.keys()].map(sameObjectKey));
   for (const { route, parents } of left) {
     const named = parents.map((p) => p.name).join(", ");
-    const served = attachedSomewhere.has(routeKey(route));
-    const mistyped = parents.length > 0 && !served && !othersRoutes.has(routeKey(route));
+    const served = attachedSomewhere.has(sameObjectKey(route));
+    const mistyped = parents.length > 0 && !served && !othersRoutes.has(sameObjectKey(route));
     report[mistyped ? "error" : "warn"](
       route,
       "spec.parentRefs",
@@ -392,7 +389,7 @@ export function compileHTTPRoutes(
   listeners: EdgeListener[],
   clusterOrder: Map<string, number>,
   report: CompileReport,
-  othersRoutes: ReadonlySet<string> = new Set(),
+  othersRoutes: ReadonlySet<string>,
 ): RouteDraft[] {
   const accepted: RouteDraft[] = [];
   const attached = attachCopies(ctx, listeners, report, othersRoutes);

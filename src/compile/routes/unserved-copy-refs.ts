@@ -6,39 +6,39 @@
  * reference, on the copy, with the names that exist.
  */
 import type { Manifest } from "../../gateway-api/manifest";
-import { suggestion } from "../../table/did-you-mean";
 import { X_GROUP } from "../input/api-groups";
-import { specOf } from "../input/typed-objects";
-import type { BackendContext } from "../backends/targets";
+import { type BackendObjectReference, specOf } from "../input/typed-objects";
+import { type BackendContext, notFoundText } from "../backends/targets";
 
 export interface MissingRef {
   field: string;
   message: string;
 }
 
+/** The kind `ref` names if `cluster` lacks it (a Service or an XBackend of the copy's namespace), else undefined. */
+function absentKind(ctx: BackendContext, copy: Manifest, ref: BackendObjectReference, namespace: string): string | undefined {
+  const group = ref.group ?? "";
+  const kind = ref.kind ?? "Service";
+  if (group === "" && kind === "Service") return ctx.index.get(copy.cluster, "Service", namespace, ref.name) ? undefined : kind;
+  // An XBackend of another namespace is refused whatever exists there (RefNotPermitted): not this check's.
+  if (group === X_GROUP && kind === "XBackend" && namespace === copy.metadata.namespace)
+    return ctx.xbackends.get(copy.cluster, namespace, ref.name) ? undefined : kind;
+  return undefined;
+}
+
 /** The Services and XBackends `copy`'s rules name that its own cluster does not have. */
 export function missingBackendsOfCopy(ctx: BackendContext, copy: Manifest): MissingRef[] {
   const missing: MissingRef[] = [];
-  const cluster = copy.cluster;
+  const where = `cluster ${copy.cluster}`;
   (specOf(copy, "HTTPRoute").rules ?? []).forEach((rule, r) =>
     (rule.backendRefs ?? []).forEach((ref, b) => {
       const namespace = ref.namespace ?? copy.metadata.namespace;
-      const group = ref.group ?? "";
-      const kind = ref.kind ?? "Service";
-      const field = `spec.rules[${r}].backendRefs[${b}].name`;
-      if (group === "" && kind === "Service" && !ctx.index.get(cluster, "Service", namespace, ref.name))
+      const kind = absentKind(ctx, copy, ref, namespace);
+      if (kind)
         missing.push({
-          field,
-          message: `Service ${namespace}/${ref.name} not found in cluster ${cluster}${suggestion(ref.name, ctx.index.namesIn([cluster], "Service", namespace), `Services in namespace ${namespace}`)}`,
+          field: `spec.rules[${r}].backendRefs[${b}].name`,
+          message: notFoundText(ctx, kind, namespace, ref.name, [copy.cluster], where),
         });
-      // An XBackend of another namespace is refused whatever exists there (RefNotPermitted): not this check's.
-      else if (
-        group === X_GROUP &&
-        kind === "XBackend" &&
-        namespace === copy.metadata.namespace &&
-        !ctx.xbackends.get(cluster, namespace, ref.name)
-      )
-        missing.push({ field, message: `XBackend ${namespace}/${ref.name} not found in cluster ${cluster}` });
     }),
   );
   return missing;
