@@ -121,6 +121,23 @@ function readBackends(index: ResourceIndex, edge: EdgeConfig, clusterOrder: Map<
  */
 export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[]): Promise<CompileResult> {
   const report = new CompileReport();
+  const body = compileBody(edge, manifests, report);
+  const bodyText = canonicalJson(body);
+  const version = (await sha256Hex(bodyText)).slice(0, 20);
+  return {
+    table: { ...body, version },
+    text: canonicalJsonWithLastKey(bodyText, body, "version", version),
+    diagnostics: report.diagnostics(),
+    statuses: report.statuses(),
+  };
+}
+
+/**
+ * The table without its version, every finding told to `report`. The drafts it is made from (routes, rules,
+ * matches and what indexes them: about a third of what a compile holds) are gone once it returns, before the
+ * table's text is made.
+ */
+function compileBody(edge: EdgeConfig, manifests: Manifest[], report: CompileReport): Omit<RouteTable, "version"> {
   const clusterOrder = new Map(edge.clusters.map((c, i) => [c.name, i]));
   const { index, others, theirs } = readInput(manifests, edge, clusterOrder, report);
 
@@ -162,7 +179,7 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
     report,
   );
 
-  const body = {
+  return {
     schemaVersion: SCHEMA_VERSION,
     name: edge.name,
     listeners: served.map((l) => ({ id: l.id, protocol: l.protocol, port: l.port, hostname: l.hostname })),
@@ -171,13 +188,5 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[])
     rules,
     backends,
     ...emitEdgeSettings(edge, accounts),
-  } satisfies Omit<RouteTable, "version">;
-  const bodyText = canonicalJson(body);
-  const version = (await sha256Hex(bodyText)).slice(0, 20);
-  return {
-    table: { ...body, version },
-    text: canonicalJsonWithLastKey(bodyText, body, "version", version),
-    diagnostics: report.diagnostics(),
-    statuses: report.statuses(),
   };
 }

@@ -5,6 +5,10 @@ export { hostnameMatches, isWildcard };
 
 const LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+/** Only ASCII letters, digits, '-', '_', '.' and '*': nothing a URL parser would decode or map to a digit or dot. */
+const PLAIN_ASCII = /^[A-Za-z0-9._*-]*$/;
+/** A last label (before at most one trailing dot) that is a number, decimal or 0x hex: what makes a URL host IPv4. */
+const ENDS_IN_NUMBER = /(^|\.)(\d+|0[xX][0-9A-Fa-f]*)\.?$/;
 
 /** `localhost` and its subdomains: the machine itself, never a cluster's endpoint. */
 export const isLocalhost = (host: string): boolean => host === "localhost" || host.endsWith(".localhost");
@@ -16,6 +20,9 @@ export const isLocalhost = (host: string): boolean => host === "localhost" || ho
  */
 export function isIpLiteral(host: string): boolean {
   if (IPV4.test(host) || host.includes(":") || (host.startsWith("[") && host.endsWith("]"))) return true;
+  // The URL parser reads a host as IPv4 only when it ends in a number (WHATWG URL, "ends in a number checker"):
+  // a plain host that does not is a name, told without parsing a URL (a route table checks one per hostname).
+  if (PLAIN_ASCII.test(host) && !ENDS_IN_NUMBER.test(host)) return false;
   try {
     return IPV4.test(new URL(`http://${host}/`).hostname);
   } catch {

@@ -39,6 +39,18 @@ export interface ParsedFile {
   skipped: SkippedDocument[];
 }
 
+/**
+ * The labels and status of an object that has none: one frozen empty object shared by all of them, not one each
+ * (a 100k-route config holds 200k of them otherwise; nothing writes to either).
+ */
+const NONE: Readonly<Record<string, never>> = Object.freeze({});
+
+/** An object's labels with string values (the others cannot select anything). */
+function stringLabels(raw: unknown): Record<string, string> {
+  const labels = isJsonObject(raw) ? Object.entries(raw).filter((e): e is [string, string] => typeof e[1] === "string") : [];
+  return labels.length > 0 ? Object.fromEntries(labels) : NONE;
+}
+
 function toManifest(cluster: string, file: string, line: number, obj: JsonObject, locate?: Locate): Manifest | string {
   const { apiVersion, kind, metadata } = obj;
   if (typeof apiVersion !== "string" || typeof kind !== "string") return "object has no apiVersion or kind";
@@ -46,10 +58,6 @@ function toManifest(cluster: string, file: string, line: number, obj: JsonObject
     return `${kind} has no metadata.name`;
   }
   if (typeof metadata.name !== "string") return `${kind} metadata.name must be a string, not ${JSON.stringify(metadata.name)}`;
-  const labels: Record<string, string> = {};
-  if (isJsonObject(metadata.labels)) {
-    for (const [k, v] of Object.entries(metadata.labels)) if (typeof v === "string") labels[k] = v;
-  }
   return {
     cluster,
     file,
@@ -59,13 +67,13 @@ function toManifest(cluster: string, file: string, line: number, obj: JsonObject
     metadata: {
       name: metadata.name,
       namespace: typeof metadata.namespace === "string" && metadata.namespace !== "" ? metadata.namespace : "default",
-      labels,
+      labels: stringLabels(metadata.labels),
       creationTimestamp: typeof metadata.creationTimestamp === "string" ? metadata.creationTimestamp : undefined,
       generation:
         Number.isSafeInteger(metadata.generation) && (metadata.generation as number) > 0 ? (metadata.generation as number) : undefined,
     },
     spec: isJsonObject(obj.spec) ? obj.spec : {},
-    status: isJsonObject(obj.status) ? obj.status : {},
+    status: isJsonObject(obj.status) ? obj.status : NONE,
     raw: obj,
     ...(locate ? { locate } : {}),
   };

@@ -49,55 +49,59 @@ function render({ table, diagnostics, statuses }: CompileResult): string {
   const matchId = (i: number) => table.matches[i]?.id ?? `#${i}`;
   const conditions = (list: { type: string; status: string; reason: string }[]) =>
     list.map((c) => `${c.type}=${c.status}/${c.reason}`).join(" ");
-  return stringify({
-    diagnostics: diagnostics.map(
-      (d) =>
-        `${d.severity} ${d.object.cluster} ${d.object.kind} ${d.object.namespace}/${d.object.name}${d.field ? ` ${d.field}` : ""}: ${d.reason}: ${d.message}`,
-    ),
-    statuses: statuses.map((s) => ({
-      object: `${s.object.cluster} ${s.object.kind} ${s.object.namespace}/${s.object.name}`,
-      ...(s.conditions.length ? { conditions: conditions(s.conditions) } : {}),
-      ...(s.listeners ? { listeners: s.listeners.map((l) => `${l.name} attached=${l.attachedRoutes} ${conditions(l.conditions)}`) } : {}),
-      ...(s.parents ? { parents: s.parents.map((p) => `${parentRefText(p.parentRef)} ${conditions(p.conditions)}`) } : {}),
-      ...(s.aggregate ? { aggregate: s.aggregate.clusters.join(", ") } : {}),
-    })),
-    table: {
-      listeners: table.listeners.map((l) => `${l.id} ${l.protocol}:${l.port} ${l.hostname ?? "*"}`),
-      hosts: Object.fromEntries(
-        Object.entries(table.hosts).map(([protocol, index]) => [
-          protocol,
-          {
-            exact: Object.fromEntries(Object.entries(index.exact).map(([h, list]) => [h, list.map(matchId)])),
-            wildcard: Object.fromEntries(Object.entries(index.wildcard).map(([h, list]) => [`*.${h}`, list.map(matchId)])),
-            any: index.any.map(matchId),
-          },
-        ]),
+  return stringify(
+    {
+      diagnostics: diagnostics.map(
+        (d) =>
+          `${d.severity} ${d.object.cluster} ${d.object.kind} ${d.object.namespace}/${d.object.name}${d.field ? ` ${d.field}` : ""}: ${d.reason}: ${d.message}`,
       ),
-      rules: Object.fromEntries(
-        table.rules.map((r) => [
-          r.id,
-          {
-            backendRefs: r.backendRefs.map(
-              (b) =>
-                `${b.backend ?? `invalid(${b.invalid?.reason})`} weight=${b.weight}${b.filters.length ? ` filters=${b.filters.map((f) => f.type).join(",")}` : ""}`,
+      statuses: statuses.map((s) => ({
+        object: `${s.object.cluster} ${s.object.kind} ${s.object.namespace}/${s.object.name}`,
+        ...(s.conditions.length ? { conditions: conditions(s.conditions) } : {}),
+        ...(s.listeners ? { listeners: s.listeners.map((l) => `${l.name} attached=${l.attachedRoutes} ${conditions(l.conditions)}`) } : {}),
+        ...(s.parents ? { parents: s.parents.map((p) => `${parentRefText(p.parentRef)} ${conditions(p.conditions)}`) } : {}),
+        ...(s.aggregate ? { aggregate: s.aggregate.clusters.join(", ") } : {}),
+      })),
+      table: {
+        listeners: table.listeners.map((l) => `${l.id} ${l.protocol}:${l.port} ${l.hostname ?? "*"}`),
+        hosts: Object.fromEntries(
+          Object.entries(table.hosts).map(([protocol, index]) => [
+            protocol,
+            {
+              exact: Object.fromEntries(Object.entries(index.exact).map(([h, list]) => [h, list.map(matchId)])),
+              wildcard: Object.fromEntries(Object.entries(index.wildcard).map(([h, list]) => [`*.${h}`, list.map(matchId)])),
+              any: index.any.map(matchId),
+            },
+          ]),
+        ),
+        rules: Object.fromEntries(
+          table.rules.map((r) => [
+            r.id,
+            {
+              backendRefs: r.backendRefs.map(
+                (b) =>
+                  `${b.backend ?? `invalid(${b.invalid?.reason})`} weight=${b.weight}${b.filters.length ? ` filters=${b.filters.map((f) => f.type).join(",")}` : ""}`,
+              ),
+              ...(r.filters.length ? { filters: r.filters } : {}),
+              ...(r.timeouts ? { timeouts: r.timeouts } : {}),
+              ...(r.session ? { session: `${r.session.type} ${r.session.name} scope=${r.session.scope}` } : {}),
+            },
+          ]),
+        ),
+        backends: Object.fromEntries(
+          Object.values(table.backends).map((b) => [
+            b.id,
+            b.endpoints.map(
+              (e) =>
+                `${e.id} ${e.scheme} w=${e.weight}${e.ready ? " ready" : ""}${e.serving ? " serving" : ""}${e.terminating ? " terminating" : ""}`,
             ),
-            ...(r.filters.length ? { filters: r.filters } : {}),
-            ...(r.timeouts ? { timeouts: r.timeouts } : {}),
-            ...(r.session ? { session: `${r.session.type} ${r.session.name} scope=${r.session.scope}` } : {}),
-          },
-        ]),
-      ),
-      backends: Object.fromEntries(
-        Object.values(table.backends).map((b) => [
-          b.id,
-          b.endpoints.map(
-            (e) =>
-              `${e.id} ${e.scheme} w=${e.weight}${e.ready ? " ready" : ""}${e.serving ? " serving" : ""}${e.terminating ? " terminating" : ""}`,
-          ),
-        ]),
-      ),
+          ]),
+        ),
+      },
+      // As the CLI prints: a shared object (a frozen empty list) written out each time, not as a YAML alias.
     },
-  });
+    { aliasDuplicateObjects: false },
+  );
 }
 
 describe("compile golden fixtures", () => {

@@ -9,6 +9,7 @@ import { type BackendContext, resolveTarget, type RouteScope } from "../backends
 import type { HTTPBackendRef } from "../input/typed-objects";
 import { type FieldProblem, isProblem } from "../status/problems";
 import { compileFilters, type FilterContext } from "./filters";
+import { kept } from "../kept";
 import type { MatchDraft } from "./route-matches";
 
 export type { BackendContext, RouteScope };
@@ -70,5 +71,6 @@ export function resolveBackendRefs(
       });
     }
   }
+  result.refs = kept(result.refs);
   return result;
 }

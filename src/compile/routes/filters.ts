@@ -17,6 +17,7 @@ import type {
 import { headerNameProblem, headerValueProblem, type MatchDraft, pathValueProblem } from "./route-matches";
 import { type FieldProblem, isProblem } from "../status/problems";
 import { unsupported } from "../status/conditions";
+import { kept } from "../kept";
 
 type HeaderPair = { name: string; value: string };
 
@@ -39,7 +40,7 @@ function compileHeaderModifier(raw: HTTPHeaderFilter | undefined, at: string): H
       if (problem) return unsupported(`${field}[${i}].value`, `header ${h.name} value ${problem}`);
       out.push({ name: h.name.toLowerCase(), value: h.value });
     }
-    return out;
+    return kept(out);
   };
   const set = pairs(raw.set, `${at}.set`);
   if (isProblem(set)) return set;
@@ -216,5 +217,5 @@ export function compileFilters(raw: HTTPRouteFilter[] | undefined, at: string, c
   if (seen.has("RequestRedirect") && seen.has("URLRewrite")) {
     return unsupported(at, "RequestRedirect and URLRewrite cannot be combined");
   }
-  return out;
+  return kept(out);
 }

@@ -25,6 +25,7 @@ import { missingBackendsOfCopy } from "./unserved-copy-refs";
 import { suggestion } from "../../table/did-you-mean";
 import { type HTTPRouteRule, type ParentReference, specOf } from "../input/typed-objects";
 import { type FieldProblem, isProblem } from "../status/problems";
+import { kept } from "../kept";
 
 export interface RuleDraft {
   index: number;
@@ -162,7 +163,7 @@ function compileRules(
   // A CEL rule: 16 rules of 64 matches each pass the schema.
   if (rules.reduce((n, r) => n + r.matches.length, 0) > 128)
     return [unsupported("spec.rules", "a route may have at most 128 matches in total")];
-  return { rules, dropped, held };
+  return { rules: kept(rules), dropped, held };
 }
 
 /** A rule left out of its route, and whether its (valid) matches stay to answer 500. */

@@ -7,6 +7,7 @@ import type { HTTPPathMatch, HTTPRouteMatch } from "../input/typed-objects";
 import { regexProblem } from "./re2-syntax";
 import { type FieldProblem, isProblem } from "../status/problems";
 import { unsupported } from "../status/conditions";
+import { kept } from "../kept";
 
 /** A match before it gets its id and position in the table. */
 export interface MatchDraft {
@@ -72,13 +73,13 @@ function compileValueMatches(raw: ValueMatch[] | undefined, at: string, kind: "h
     seen.add(name);
     result.push({ name, type, value: m.value });
   }
-  return result;
+  return kept(result);
 }
 
 /** Compiles `rules[i].matches`; no matches means one prefix match on "/". */
 export function compileMatches(raw: HTTPRouteMatch[] | undefined, at: string): MatchDraft[] | FieldProblem {
   if (raw === undefined || raw.length === 0) {
-    return [{ path: { type: "PathPrefix", value: "/" }, headers: [], queryParams: [] }];
+    return [{ path: { type: "PathPrefix", value: "/" }, headers: kept([]), queryParams: kept([]) }];
   }
   const drafts: MatchDraft[] = [];
   for (const [j, m] of raw.entries()) {
@@ -91,7 +92,7 @@ export function compileMatches(raw: HTTPRouteMatch[] | undefined, at: string): M
     if (isProblem(queryParams)) return queryParams;
     drafts.push({ path, headers, queryParams, method: m.method });
   }
-  return drafts;
+  return kept(drafts);
 }
 
 export { isProblem };

@@ -8,6 +8,7 @@
 import type { Manifest } from "../../gateway-api/manifest";
 import { accepted, fails, holds, programmed, type Reason, REASON, resolved } from "./conditions";
 import { type Condition, type ObjectRef, objectRef, type ParentRefView, type ResourceStatus } from "./diagnostics";
+import { kept } from "../kept";
 
 /** What a status is about: a manifest, or an object already named. */
 export type Subject = Manifest | ObjectRef;
@@ -45,8 +46,14 @@ const rank = (kind: string): number => {
 };
 
 const refOf = (subject: Subject): ObjectRef => ("metadata" in subject ? objectRef(subject) : subject);
-const keyOf = (o: ObjectRef): string =>
-  [o.cluster, o.apiVersion?.split("/").slice(0, -1).join("/") ?? "", o.kind, o.namespace, o.name].join("\u0000");
+/** The API group of an apiVersion: all before its last "/" ("" for the core group's "v1", and when not given). */
+const groupOf = (apiVersion: string | undefined): string => apiVersion?.slice(0, Math.max(0, apiVersion.lastIndexOf("/"))) ?? "";
+/** One object's key, however it is named: found for every report about it, so no ObjectRef is made to find it. */
+const keyOf = (s: Subject): string =>
+  ("metadata" in s
+    ? [s.cluster, groupOf(s.apiVersion), s.kind, s.metadata.namespace, s.metadata.name]
+    : [s.cluster, groupOf(s.apiVersion), s.kind, s.namespace, s.name]
+  ).join("\u0000");
 
 export class StatusBook {
   private readonly entries = new Map<string, ResourceStatus>();
@@ -54,11 +61,10 @@ export class StatusBook {
 
   /** The status of `subject`, created empty on first use (in the order objects are first reported). */
   private entry(subject: Subject): ResourceStatus {
-    const object = refOf(subject);
-    const key = keyOf(object);
+    const key = keyOf(subject);
     let status = this.entries.get(key);
     if (!status) {
-      status = { object, conditions: [] };
+      status = { object: refOf(subject), conditions: kept([]) };
       this.entries.set(key, status);
     }
     return status;
@@ -78,7 +84,7 @@ export class StatusBook {
   /** A route's verdict for one of its parentRefs (status.parents). */
   addParent(route: Subject, parentRef: ParentRefView, conditions: Condition[]): void {
     const status = this.entry(route);
-    (status.parents ??= []).push({ parentRef, conditions });
+    status.parents = kept([...(status.parents ?? []), { parentRef, conditions }]);
   }
 
   /** The clusters (and a merged route's backends) an aggregate draws from. */
