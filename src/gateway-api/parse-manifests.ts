@@ -12,7 +12,7 @@ import jsyaml from "js-yaml";
 import { isNode, isSeq, LineCounter, parseAllDocuments } from "yaml";
 import { fileLocator, type Locate, pieceLocator, type TextSource } from "./locate";
 import { jsonListItems, yamlLayout } from "./text-layout";
-import { isJsonObject, type JsonObject, type Manifest } from "./manifest";
+import { isJsonObject, type JsonObject, type Manifest, type ObjectMeta } from "./manifest";
 
 /** A file that cannot be read as YAML/JSON: the sync stops before writing anything. */
 export class ManifestSyntaxError extends Error {
@@ -58,20 +58,24 @@ function toManifest(cluster: string, file: string, line: number, obj: JsonObject
     return `${kind} has no metadata.name`;
   }
   if (typeof metadata.name !== "string") return `${kind} metadata.name must be a string, not ${JSON.stringify(metadata.name)}`;
+  const meta: ObjectMeta = {
+    name: metadata.name,
+    namespace: typeof metadata.namespace === "string" && metadata.namespace !== "" ? metadata.namespace : "default",
+    labels: stringLabels(metadata.labels),
+    creationTimestamp: typeof metadata.creationTimestamp === "string" ? metadata.creationTimestamp : undefined,
+    generation:
+      Number.isSafeInteger(metadata.generation) && (metadata.generation as number) > 0 ? (metadata.generation as number) : undefined,
+  };
+  // The object keeps the metadata kedge reads, not all it came with: what a cluster prints (managedFields, the
+  // last-applied annotation: together often more than the spec) is let go as soon as the object is read.
+  obj.metadata = meta;
   return {
     cluster,
     file,
     line,
     apiVersion,
     kind,
-    metadata: {
-      name: metadata.name,
-      namespace: typeof metadata.namespace === "string" && metadata.namespace !== "" ? metadata.namespace : "default",
-      labels: stringLabels(metadata.labels),
-      creationTimestamp: typeof metadata.creationTimestamp === "string" ? metadata.creationTimestamp : undefined,
-      generation:
-        Number.isSafeInteger(metadata.generation) && (metadata.generation as number) > 0 ? (metadata.generation as number) : undefined,
-    },
+    metadata: meta,
     spec: isJsonObject(obj.spec) ? obj.spec : {},
     status: isJsonObject(obj.status) ? obj.status : NONE,
     raw: obj,

@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, it } from "vitest";
+import { afterEach, describe, it, onTestFinished } from "vitest";
 import { loadConfig } from "../../scripts/config/load-config";
-import { ReadBudget } from "../../scripts/config/read-budget";
+import { denseShare, ReadBudget } from "../../scripts/config/read-budget";
 import { UserError } from "../../scripts/lib/user-error";
 import { aliasBomb, edgeConfig, service } from "../support/manifests";
 
@@ -86,7 +86,32 @@ describe("the read budget", () => {
     budget.admit("clusters/a/one.yaml", 60 * 2 ** 20);
     expect(() => budget.admit("clusters/a/dump.yaml", 50 * 2 ** 20)).toThrow(UserError);
     expect(() => budget.admit("clusters/a/dump.yaml", 0)).toThrow(
-      /^clusters\/a\/dump\.yaml: 110 MB of manifests to read need about 1\.7 GB of memory, more than this process may use \(1\.6 GB\)$/,
+      /^clusters\/a\/dump\.yaml: 110 MB of manifests to read \(not counting whitespace\) need about 1\.7 GB of memory, more than this process may use \(1\.6 GB\)$/,
+    );
+  });
+
+  it("counts what is not whitespace: a dump that is mostly indentation costs what its text without them does", ({ expect }) => {
+    const budget = new ReadBudget(1600 * 2 ** 20);
+    // 200 MB as kubectl's JSON prints a deep object (60 % spaces) is 80 MB of text to parse: admitted.
+    budget.admit("clusters/a/routes.json", 200 * 2 ** 20, 0.4);
+    expect(() => budget.admit("clusters/a/more.json", 30 * 2 ** 20)).toThrow(/^clusters\/a\/more\.json: 110 MB of manifests/);
+  });
+
+  it("measures a file's share of indentation from samples of it", ({ expect }) => {
+    const dir = mkdtempSync(join(tmpdir(), "kedge-dense-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const indented = join(dir, "indented.json");
+    // Four spaces and a newline around each six-byte field: 6 of 16 bytes are not whitespace.
+    writeFileSync(indented, `    "a": 1,\n    `.repeat(200_000));
+    expect(denseShare(indented, statSync(indented).size)).toBeCloseTo(6 / 16, 2);
+    const compact = join(dir, "compact.json");
+    writeFileSync(compact, JSON.stringify({ items: Array.from({ length: 50_000 }, (_, i) => ({ name: `r${i}` })) }));
+    expect(denseShare(compact, statSync(compact).size)).toBe(1);
+  });
+
+  it("refuses a file longer than a string can be, in one line with its fix", ({ expect }) => {
+    expect(() => new ReadBudget(2 ** 40).admit("clusters/a/huge.json", 600 * 2 ** 20)).toThrow(
+      /^clusters\/a\/huge\.json: 600 MB is more than kedge reads as one file \(512 MB\)$/,
     );
   });
 });
