@@ -111,6 +111,7 @@ function readBackends(index: ResourceIndex, edge: EdgeConfig, clusterOrder: Map<
     policies,
     droppedSlices: [],
     endpointsById: new Map(),
+    serviceRefs: new Map(),
   };
   return ctx;
 }

@@ -45,6 +45,8 @@ export interface BackendContext {
   droppedSlices: DroppedSlice[];
   /** Each Service (or ServiceImport) backend's endpoints, or why the edge cannot call it, by backend id. */
   endpointsById: Map<string, CompiledEndpoint[] | FieldProblem>;
+  /** Service refs resolved so far, by the clusters, namespace, name and port they name (see resolveService). */
+  serviceRefs: Map<string, Resolution>;
 }
 
 /** One backendRef after the checks every kind shares. */
@@ -161,6 +163,17 @@ const clusterList = (clusters: string[]) => clusters.join(",");
  */
 function resolveService(ctx: BackendContext, t: Target): Resolution {
   if (t.port === undefined) return unsupported(`${t.at}.port`, `port is required for Service ${t.namespace}/${t.name}`);
+  // A hundred thousand routes may name a few Services: one that resolves is resolved once per clusters, namespace,
+  // name and port (its problems name the ref's own field, so those are found again).
+  const key = [clusterList(t.clusters), t.namespace, t.name, t.port].join("\u0000");
+  const known = ctx.serviceRefs.get(key);
+  if (known) return known;
+  const resolution = resolveServiceOnce(ctx, t);
+  if (!isProblem(resolution)) ctx.serviceRefs.set(key, resolution);
+  return resolution;
+}
+
+function resolveServiceOnce(ctx: BackendContext, t: Target): Resolution {
   const found = t.clusters.map((cluster) => {
     const service = ctx.index.get(cluster, "Service", t.namespace, t.name);
     const port = service && pickServicePort(service, t.port);

@@ -39,9 +39,10 @@ export function byAge(clusterOrder: Map<string, number>): (a: Manifest, b: Manif
 export function groupSameObjects(objects: Manifest[], clusterOrder: Map<string, number>): SameObject[] {
   const groups = new Map<string, Manifest[]>();
   for (const m of objects) {
-    const list = groups.get(sameObjectKey(m)) ?? [];
-    list.push(m);
-    groups.set(sameObjectKey(m), list);
+    const key = sameObjectKey(m);
+    const list = groups.get(key);
+    if (list) list.push(m);
+    else groups.set(key, [m]);
   }
   const inClusterOrder = (a: Manifest, b: Manifest) => (clusterOrder.get(a.cluster) ?? 0) - (clusterOrder.get(b.cluster) ?? 0);
   return [...groups.values()].map((copies) => {
