@@ -17,6 +17,7 @@ export function emitRoute(draft: RouteDraft, clusterOrder: number, rules: Compil
   // Ids are joined, not templated: a template keeps its pieces (a tree of 4-5 strings per id, 27 MB at 100k routes).
   const base = [clusters, route.metadata.namespace, route.metadata.name].join("/");
   const ports = [...new Set(draft.attachments.map((a) => a.listener.port))].sort((a, b) => a - b);
+  const source = { cluster: clusters, kind: "HTTPRoute", namespace: route.metadata.namespace, name: route.metadata.name };
   const result: IndexedAttachment[] = [];
   for (const port of ports) {
     // A route attached to listeners on several ports gets one copy per port: redirects default to that port.
@@ -27,17 +28,19 @@ export function emitRoute(draft: RouteDraft, clusterOrder: number, rules: Compil
     for (const rule of draft.rules) {
       const ruleIndex = rules.length;
       const id = [base, "rule", `${rule.index}${suffix}`].join("/");
+      // Every field named, the absent ones undefined (the table's JSON leaves them out): one shape for every rule,
+      // where spreading each optional field in made a throwaway object per field and rule.
       rules.push({
         id,
-        source: { cluster: clusters, kind: "HTTPRoute", namespace: route.metadata.namespace, name: route.metadata.name },
+        source,
         listenerPort: port,
-        ...(certificate ? { clientCertificate: "required" as const } : {}),
+        clientCertificate: certificate ? "required" : undefined,
         backendRefs: rule.backendRefs,
         filters: rule.filters,
         timeouts: rule.timeouts,
-        ...(rule.retry ? { retry: rule.retry } : {}),
-        ...(rule.session ? { session: rule.session } : {}),
-        ...(rule.invalid ? { invalid: rule.invalid } : {}),
+        retry: rule.retry,
+        session: rule.session,
+        invalid: rule.invalid,
       });
       rule.matches.forEach((m, j) => {
         // Named fields, not a spread: the spread's fields land outside the object, in a second allocation.

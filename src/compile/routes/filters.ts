@@ -162,6 +162,7 @@ const isUnusableHostname = (hostname: string | undefined): boolean => hostname !
 
 /** Compiles a filter list of a rule or a backendRef. */
 export function compileFilters(raw: HTTPRouteFilter[] | undefined, at: string, ctx: FilterContext): CompiledFilter[] | FieldProblem {
+  if (raw === undefined || raw.length === 0) return kept([]);
   const { matches } = ctx;
   const out: CompiledFilter[] = [];
   const seen = new Set<string>();

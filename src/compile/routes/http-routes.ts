@@ -470,7 +470,9 @@ export function compileHTTPRoutes(
     }
     // A differing copy serves through the parents it shares with the served copy; its own other parents, not.
     const servedParents = new Set(
-      copies.flatMap((c) => c.outcomes.filter((o) => o.condition.status === "True").map((o) => parentKey(o.parentRef))),
+      differing.length === 0
+        ? []
+        : copies.flatMap((c) => c.outcomes.filter((o) => o.condition.status === "True").map((o) => parentKey(o.parentRef))),
     );
     for (const { copy, field } of differing) {
       for (const o of copy.outcomes) {

@@ -59,6 +59,7 @@ function compilePath(raw: HTTPPathMatch | undefined, at: string): CompiledPathMa
 type ValueMatch = NonNullable<HTTPRouteMatch["headers"] | HTTPRouteMatch["queryParams"]>[number];
 
 function compileValueMatches(raw: ValueMatch[] | undefined, at: string, kind: "header" | "query"): CompiledValueMatch[] | FieldProblem {
+  if (raw === undefined || raw.length === 0) return kept([]);
   const result: CompiledValueMatch[] = [];
   const seen = new Set<string>();
   for (const [i, m] of (raw ?? []).entries()) {

@@ -57,16 +57,22 @@ const keyOf = (s: Subject): string =>
 
 export class StatusBook {
   private readonly entries = new Map<string, ResourceStatus>();
+  /** Each manifest's entry, found again without building its key (a route is told of several times). */
+  private readonly byManifest = new WeakMap<Manifest, ResourceStatus>();
   private readonly listenerStates = new Map<string, { conditions: Condition[]; attachedRoutes: number }>();
 
   /** The status of `subject`, created empty on first use (in the order objects are first reported). */
   private entry(subject: Subject): ResourceStatus {
+    const manifest = "metadata" in subject ? subject : undefined;
+    const known = manifest && this.byManifest.get(manifest);
+    if (known) return known;
     const key = keyOf(subject);
     let status = this.entries.get(key);
     if (!status) {
       status = { object: refOf(subject), conditions: kept([]) };
       this.entries.set(key, status);
     }
+    if (manifest) this.byManifest.set(manifest, status);
     return status;
   }
 
