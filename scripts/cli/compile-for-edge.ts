@@ -4,7 +4,8 @@
  * for (the table it serves, its routes, its network bindings, endpoints it could not reach). The
  * result says whether the table may be written and, when not, why and with which exit code.
  */
-import { type CompileResult, compileRouteTable } from "../../src/compile/compile-route-table";
+import type { CompileResult } from "../../src/compile/compile-route-table";
+import { compileLoaded } from "../config/compile-loaded";
 import type { Diagnostic, ResourceStatus } from "../../src/compile/status/diagnostics";
 import type { SkippedDocument } from "../../src/gateway-api/parse-manifests";
 import type { RouteTable } from "../../src/table/route-table";
@@ -79,7 +80,7 @@ export async function compileForEdge(
   compiled?: CompileResult,
 ): Promise<CompiledForEdge> {
   const name = loaded.edge.name;
-  const result = compiled ?? (await compileRouteTable(loaded.edge, loaded.manifests));
+  const result = compiled ?? (await compileLoaded(loaded));
   const plan = planOrRefuse(result.table, { shardBytes: checks.shardBytes }, result.text);
   if (checks.statusOut) writeStatusFiles(checks.statusOut, result.statuses, loaded.edge.controllerName);
   const names = loaded.edge.clusters.map((c) => c.name);

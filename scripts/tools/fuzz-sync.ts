@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { parseAllDocuments, stringify } from "yaml";
-import { compileRouteTable } from "../../src/compile/compile-route-table";
+import { compileLoaded } from "../config/compile-loaded";
 import { parseRouteTable, parseTablePointer } from "../../src/table/parse-route-table";
 import { KV_KEYS } from "../../src/table/kv-keys";
 import { EXIT } from "../cli/command";
@@ -123,7 +123,7 @@ export interface FuzzReport {
 async function compileExitCode(configDir: string): Promise<number> {
   try {
     const loaded = loadConfig(configDir);
-    const result = await compileRouteTable(loaded.edge, loaded.manifests);
+    const result = await compileLoaded(loaded);
     planOrRefuse(result.table);
     if (!parseRouteTable(JSON.parse(JSON.stringify(result.table))).ok) throw new Error("compiled a table the Worker would reject");
     return result.diagnostics.some((d) => d.severity === "error") ? 1 : 0;

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
-import { compileRouteTable } from "../../../src/compile/compile-route-table";
+import { compileLoaded } from "../../config/compile-loaded";
 import { assertPortFree, type LocalGateway, startLocalGateway } from "../../dev/local-gateway";
 import { localSessionKey } from "../../dev/local-session-key";
 import { fromPackage } from "../../lib/package-files";
@@ -90,7 +90,7 @@ export async function serveLocally(options: DevOptions, io: CommandIO): Promise<
   await assertPortFree(options.port).catch((error: unknown) => {
     throw edgePortError(options.port, error);
   });
-  const result = await compileRouteTable(loaded.edge, loaded.manifests);
+  const result = await compileLoaded(loaded);
   const { table } = result;
   const loopback = await startLoopbackOrigins(table);
   const reached = await startNetworkOrigins(loaded.edge, table).catch(async (error: unknown) => {

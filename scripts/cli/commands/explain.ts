@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { compileRouteTable } from "../../../src/compile/compile-route-table";
+import { compileLoaded } from "../../config/compile-loaded";
 import { type Explanation, explainRequest, readSessionPin } from "../../../src/routing/explain";
 import type { RequestLocation } from "../../../src/routing/locality";
 import { prepareTable } from "../../../src/routing/prepared-table";
@@ -207,7 +207,7 @@ export const explainCommand = command<ExplainOptions>({
     let unhealthy = new Set<string>();
     if (options.compile) {
       const withLive = await withLiveClusters(loaded);
-      table = (await compileRouteTable(withLive.edge, withLive.manifests)).table;
+      table = (await compileLoaded(withLive)).table;
     } else {
       let found: Awaited<ReturnType<typeof tableToExplain>>;
       [found, unhealthy] = await withStore(where, "read", { progress: io.progress }, (store) =>

@@ -2,7 +2,7 @@
  * @module `kedge validate`: the config folder checked as the sync checks it (every object against its
  * schema, then the compile and its report), with nothing else needed: no wrangler config, no KV, no login.
  */
-import { compileRouteTable } from "../../../src/compile/compile-route-table";
+import { compileLoaded } from "../../config/compile-loaded";
 import type { Diagnostic, ResourceStatus } from "../../../src/compile/status/diagnostics";
 import type { SkippedDocument } from "../../../src/gateway-api/parse-manifests";
 import { loadConfig, withLiveClusters } from "../../config/load-config";
@@ -44,7 +44,7 @@ export const validateCommand = command<ValidateOptions>({
   examples: ["kedge validate", "kedge validate --config config -o json"],
   async run(options, _args, io) {
     const loaded = await withLiveClusters(loadConfig(options.config, { progress: io.progress }));
-    const result = await compileRouteTable(loaded.edge, loaded.manifests);
+    const result = await compileLoaded(loaded);
     const errors = errorCount(result.diagnostics);
     const warnings = result.diagnostics.filter((d) => d.severity === "warning").length + loaded.skipped.length;
     const names = loaded.edge.clusters.map((c) => c.name);
