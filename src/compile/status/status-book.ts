@@ -58,7 +58,7 @@ const keyOf = (s: Subject): string =>
 export class StatusBook {
   private readonly entries = new Map<string, ResourceStatus>();
   /** Each manifest's entry, found again without building its key (a route is told of several times). */
-  private readonly byManifest = new WeakMap<Manifest, ResourceStatus>();
+  private readonly byManifest = new Map<Manifest, ResourceStatus>();
   private readonly listenerStates = new Map<string, { conditions: Condition[]; attachedRoutes: number }>();
 
   /** The status of `subject`, created empty on first use (in the order objects are first reported). */
