@@ -17,7 +17,8 @@ export function emitRoute(draft: RouteDraft, clusterOrder: number, rules: Compil
   // Ids are joined, not templated: a template keeps its pieces (a tree of 4-5 strings per id, 27 MB at 100k routes).
   const base = [clusters, route.metadata.namespace, route.metadata.name].join("/");
   const ports = [...new Set(draft.attachments.map((a) => a.listener.port))].sort((a, b) => a - b);
-  const source = { cluster: clusters, kind: "HTTPRoute", namespace: route.metadata.namespace, name: route.metadata.name };
+  // The table's objects are built with their fields in sorted order: canonicalJson then writes them without a copy.
+  const source = { cluster: clusters, kind: "HTTPRoute", name: route.metadata.name, namespace: route.metadata.namespace };
   const result: IndexedAttachment[] = [];
   for (const port of ports) {
     // A route attached to listeners on several ports gets one copy per port: redirects default to that port.
@@ -31,26 +32,26 @@ export function emitRoute(draft: RouteDraft, clusterOrder: number, rules: Compil
       // Every field named, the absent ones undefined (the table's JSON leaves them out): one shape for every rule,
       // where spreading each optional field in made a throwaway object per field and rule.
       rules.push({
-        id,
-        source,
-        listenerPort: port,
-        clientCertificate: certificate ? "required" : undefined,
         backendRefs: rule.backendRefs,
+        clientCertificate: certificate ? "required" : undefined,
         filters: rule.filters,
-        timeouts: rule.timeouts,
+        id,
+        invalid: rule.invalid,
+        listenerPort: port,
         retry: rule.retry,
         session: rule.session,
-        invalid: rule.invalid,
+        source,
+        timeouts: rule.timeouts,
       });
       rule.matches.forEach((m, j) => {
         // Named fields, not a spread: the spread's fields land outside the object, in a second allocation.
         const match: CompiledMatch = {
-          id: [id, "match", j].join("/"),
-          rule: ruleIndex,
-          path: m.path,
           headers: m.headers,
-          queryParams: m.queryParams,
+          id: [id, "match", j].join("/"),
           method: m.method,
+          path: m.path,
+          queryParams: m.queryParams,
+          rule: ruleIndex,
         };
         ranked.push({ index: matches.length, match, route: identity, clusterOrder, ruleIndex: rule.index, matchIndex: j });
         matches.push(match);

@@ -57,10 +57,11 @@ export function resolveBackendRefs(
     const resolved = resolveTarget(ctx, scope, ref, here);
     if (isProblem(resolved)) {
       result.unresolved.push(resolved);
-      result.refs.push({ weight, invalid: { reason: resolved.reason, message: resolved.message }, filters });
+      // Fields in sorted order, as the table's objects are built (canonicalJson writes them without a copy).
+      result.refs.push({ filters, invalid: { message: resolved.message, reason: resolved.reason }, weight });
       continue;
     }
-    result.refs.push({ weight, backend: resolved.backend, filters });
+    result.refs.push({ backend: resolved.backend, filters, weight });
     if (resolved.missing) {
       const serving = resolved.from ?? scope.clusters.filter((c) => !resolved.missing?.some((m) => m.cluster === c));
       const gaps = resolved.missing.map((m) => `in cluster ${m.cluster}: ${m.why}`).join("; ");
