@@ -115,6 +115,8 @@ function policyDeprecation(policy: Manifest, targets: string[]): string {
 
 export class BackendPolicies {
   private readonly byTarget = new Map<string, BackendSession>();
+  /** forBackend's answers by source, once the policies are read (byTarget changes no more). */
+  private readonly sessionsOf = new Map<SourceRef, BackendSession[]>();
   /** Retry budgets by target key; the older policy's wins. */
   private readonly budgets = new Map<string, CompiledRetryBudget>();
   /** The backend keys each policy is about (accepted or conflicted), for its ancestors. */
@@ -272,7 +274,13 @@ export class BackendPolicies {
    * reported by the caller).
    */
   forBackend(source: SourceRef): BackendSession[] {
-    return keysOf(source).flatMap((key) => this.byTarget.get(key) ?? []);
+    // Asked by every rule naming the backend (whose source is one object): its keys are built once.
+    let sessions = this.sessionsOf.get(source);
+    if (!sessions) {
+      sessions = keysOf(source).flatMap((key) => this.byTarget.get(key) ?? []);
+      this.sessionsOf.set(source, sessions);
+    }
+    return sessions;
   }
 
   /** The retry budget a policy sets for a compiled backend (for one in several clusters, the first cluster's). */

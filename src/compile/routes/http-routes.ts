@@ -360,6 +360,11 @@ function mergedBackends(ctx: BackendContext, rules: RuleDraft[]): string[] {
 const parentKey = (p: ParentRefView) =>
   [p.group ?? "", p.kind ?? "", p.namespace, p.name, p.sectionName ?? "", p.port ?? ""].join("\u0000");
 
+/** The parents the copies attached to, by parentKey. */
+const acceptedParents = (copies: AttachedCopy[]): ReadonlySet<string> =>
+  new Set(copies.flatMap((c) => c.outcomes.filter((o) => o.condition.status === "True").map((o) => parentKey(o.parentRef))));
+const NO_PARENTS: ReadonlySet<string> = new Set();
+
 /** A copy whose spec differs from the served copy's, and the first field where it does. */
 interface DifferingCopy {
   copy: AttachedCopy;
@@ -371,6 +376,7 @@ interface DifferingCopy {
  * A copy that differs keeps its cluster's capacity: the served spec's Service backendRefs resolve there too.
  */
 function routeClusters(copies: AttachedCopy[], clusterOrder: Map<string, number>): string[] {
+  if (copies.length === 1) return [copies[0]!.route.cluster];
   const clusters = [...new Set(copies.map((c) => c.route.cluster))];
   return clusters.sort((a, b) => (clusterOrder.get(a) ?? 0) - (clusterOrder.get(b) ?? 0));
 }
@@ -469,11 +475,7 @@ export function compileHTTPRoutes(
       if (aggregate) report.setAggregate(copy.route, aggregate);
     }
     // A differing copy serves through the parents it shares with the served copy; its own other parents, not.
-    const servedParents = new Set(
-      differing.length === 0
-        ? []
-        : copies.flatMap((c) => c.outcomes.filter((o) => o.condition.status === "True").map((o) => parentKey(o.parentRef))),
-    );
+    const servedParents = differing.length > 0 ? acceptedParents(copies) : NO_PARENTS;
     for (const { copy, field } of differing) {
       for (const o of copy.outcomes) {
         if (o.condition.status !== "True") report.refuseParent(copy.route, o.parentRef, o.condition, [resolvedRefs]);
