@@ -45,7 +45,7 @@ export interface BackendContext {
   droppedSlices: DroppedSlice[];
   /** Each Service (or ServiceImport) backend's endpoints, or why the edge cannot call it, by backend id. */
   endpointsById: Map<string, CompiledEndpoint[] | FieldProblem>;
-  /** Service refs resolved so far, by the clusters, namespace, name and port they name (see resolveService). */
+  /** Service refs resolved in every cluster so far, by the clusters, namespace, name and port they name (resolveService). */
   serviceRefs: Map<string, Resolution>;
 }
 
@@ -163,13 +163,14 @@ const clusterList = (clusters: string[]) => clusters.join(",");
  */
 function resolveService(ctx: BackendContext, t: Target): Resolution {
   if (t.port === undefined) return unsupported(`${t.at}.port`, `port is required for Service ${t.namespace}/${t.name}`);
-  // A hundred thousand routes may name a few Services: one that resolves is resolved once per clusters, namespace,
-  // name and port (its problems name the ref's own field, so those are found again).
+  // A hundred thousand routes may name a few Services: one that resolves in every cluster is resolved once per
+  // clusters, namespace, name and port. A problem names the ref's own field, and what a cluster lacks may say
+  // which EndpointSlices were left out so far: those are found again for each ref.
   const key = [clusterList(t.clusters), t.namespace, t.name, t.port].join("\u0000");
   const known = ctx.serviceRefs.get(key);
   if (known) return known;
   const resolution = resolveServiceOnce(ctx, t);
-  if (!isProblem(resolution)) ctx.serviceRefs.set(key, resolution);
+  if (!isProblem(resolution) && !resolution.missing) ctx.serviceRefs.set(key, resolution);
   return resolution;
 }
 
