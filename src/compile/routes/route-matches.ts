@@ -62,7 +62,7 @@ function compileValueMatches(raw: ValueMatch[] | undefined, at: string, kind: "h
   if (raw === undefined || raw.length === 0) return kept([]);
   const result: CompiledValueMatch[] = [];
   const seen = new Set<string>();
-  for (const [i, m] of (raw ?? []).entries()) {
+  for (const [i, m] of raw.entries()) {
     const here = `${at}[${i}]`;
     const type = m.type ?? "Exact";
     // Control characters (CR, LF) in a value pass the schema; an RE2 syntax error too.

@@ -5,7 +5,7 @@
  * aggregate. It emits every status in one fixed order (by kind, then as the stages reported them), as a
  * Gateway API controller writes each object's status once per reconcile.
  */
-import type { Manifest } from "../../gateway-api/manifest";
+import { apiGroup, type Manifest } from "../../gateway-api/manifest";
 import { accepted, fails, holds, programmed, type Reason, REASON, resolved } from "./conditions";
 import { type Condition, type ObjectRef, objectRef, type ParentRefView, type ResourceStatus } from "./diagnostics";
 import { kept } from "../kept";
@@ -46,33 +46,25 @@ const rank = (kind: string): number => {
 };
 
 const refOf = (subject: Subject): ObjectRef => ("metadata" in subject ? objectRef(subject) : subject);
-/** The API group of an apiVersion: all before its last "/" ("" for the core group's "v1", and when not given). */
-const groupOf = (apiVersion: string | undefined): string => apiVersion?.slice(0, Math.max(0, apiVersion.lastIndexOf("/"))) ?? "";
 /** One object's key, however it is named: found for every report about it, so no ObjectRef is made to find it. */
 const keyOf = (s: Subject): string =>
   ("metadata" in s
-    ? [s.cluster, groupOf(s.apiVersion), s.kind, s.metadata.namespace, s.metadata.name]
-    : [s.cluster, groupOf(s.apiVersion), s.kind, s.namespace, s.name]
+    ? [s.cluster, apiGroup(s.apiVersion), s.kind, s.metadata.namespace, s.metadata.name]
+    : [s.cluster, apiGroup(s.apiVersion ?? ""), s.kind, s.namespace, s.name]
   ).join("\u0000");
 
 export class StatusBook {
   private readonly entries = new Map<string, ResourceStatus>();
-  /** Each manifest's entry, found again without building its key (a route is told of several times). */
-  private readonly byManifest = new Map<Manifest, ResourceStatus>();
   private readonly listenerStates = new Map<string, { conditions: Condition[]; attachedRoutes: number }>();
 
   /** The status of `subject`, created empty on first use (in the order objects are first reported). */
   private entry(subject: Subject): ResourceStatus {
-    const manifest = "metadata" in subject ? subject : undefined;
-    const known = manifest && this.byManifest.get(manifest);
-    if (known) return known;
     const key = keyOf(subject);
     let status = this.entries.get(key);
     if (!status) {
       status = { object: refOf(subject), conditions: kept([]) };
       this.entries.set(key, status);
     }
-    if (manifest) this.byManifest.set(manifest, status);
     return status;
   }
 
