@@ -24,8 +24,8 @@ import { BackendRegistry } from "./backends/registry";
 import type { BackendContext } from "./backends/targets";
 import { XBackends } from "./backends/xbackends";
 import { emitBackends, emitEdgeSettings } from "./emit/backends";
-import { buildHostIndex } from "./emit/host-index";
-import { emitRoute } from "./emit/rules";
+import { buildHostIndex, type IndexedAttachment } from "./emit/host-index";
+import { emitRoute, type ServedRoute } from "./emit/rules";
 import { compileGateways, reportGateways } from "./gateways/gateways";
 import { isServed } from "./gateways/listener";
 import { compileListenerSets, reportListenerSets } from "./gateways/listener-sets";
@@ -155,11 +155,16 @@ function compileBody(edge: EdgeConfig, manifests: Manifest[], report: CompileRep
   const ctx = readBackends(index, edge, clusterOrder, report);
   // A route that is another controller's in one cluster is not a mistyped one where its Gateway is missing.
   const othersRoutes = new Set([...theirs].filter((m) => m.kind === "HTTPRoute").map(sameObjectKey));
-  const routes = compileHTTPRoutes(ctx, listeners, clusterOrder, report, othersRoutes);
-
   const rules: CompiledRule[] = [];
   const matches: CompiledMatch[] = [];
-  const attachments = routes.flatMap((r) => emitRoute(r, clusterOrder.get(r.manifest.cluster) ?? 0, rules, matches));
+  const attachments: IndexedAttachment[] = [];
+  const routes: ServedRoute[] = [];
+  // Each route's rules go into the table as it compiles; its draft is let go before the next is made.
+  for (const draft of compileHTTPRoutes(ctx, listeners, clusterOrder, report, othersRoutes)) {
+    const emitted = emitRoute(draft, clusterOrder.get(draft.manifest.cluster) ?? 0, rules, matches);
+    routes.push(emitted.served);
+    for (const a of emitted.attachments) attachments.push(a);
+  }
   const served = listeners.filter(isServed);
   const hosts: RouteTable["hosts"] = {};
   for (const protocol of ["HTTP", "HTTPS"] as Protocol[])
@@ -175,7 +180,12 @@ function compileBody(edge: EdgeConfig, manifests: Manifest[], report: CompileRep
   for (const xb of ctx.xbackends.manifests)
     report.setAncestors(xb, ancestors.of(xb.cluster, [backendKey({ ...xb.metadata, cluster: xb.cluster, kind: "XBackend" })]));
   for (const [policy, keys] of ctx.policies.targetsOf) report.setAncestors(policy, ancestors.of(policy.cluster, keys));
-  reportForeignPolicies(others, servedObjects(served, routes, Object.values(backends), ctx.composites), edge.acknowledgedPolicies, report);
+  reportForeignPolicies(
+    others,
+    () => servedObjects(served, routes, Object.values(backends), ctx.composites),
+    edge.acknowledgedPolicies,
+    report,
+  );
   const dropped = reportDroppedEndpoints(ctx.droppedSlices, index, report);
   const accounts = accountClusters(edge, manifests, routes, Object.values(backends), dropped, report);
   reportNoReadyEndpoints(

@@ -1,5 +1,6 @@
 import { describe, it } from "vitest";
-import { firstDifference } from "../../src/compile/input/sameness";
+import { copiesOfEach, firstDifference } from "../../src/compile/input/sameness";
+import type { Manifest } from "../../src/gateway-api/manifest";
 import { formatReport } from "../../scripts/report/report";
 import { compileYaml } from "../support/compile-fixture";
 import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
@@ -159,5 +160,36 @@ describe("firstDifference", () => {
     expect(firstDifference({ a: [1] }, { a: [1, 2] }, "spec")).toBe("spec.a[1]");
     expect(firstDifference({ b: 1, a: 1 }, { b: 2, a: 2 }, "spec")).toBe("spec.a");
     expect(firstDifference({ a: 1 }, { a: 1, z: null }, "spec")).toBe("spec.z");
+  });
+});
+
+describe("copiesOfEach", () => {
+  const object = (cluster: string, apiVersion: string, kind: string, namespace: string, name: string): Manifest => {
+    const metadata = { name, namespace, labels: {} };
+    const raw = { apiVersion, kind, metadata, spec: {} };
+    return { cluster, file: `${cluster}.yaml`, line: 1, apiVersion, kind, metadata, spec: raw.spec, status: {}, raw };
+  };
+
+  it("groups copies by API group, kind, namespace and name, each group where its first copy was read", ({ expect }) => {
+    const objects = [
+      object("east", "gateway.networking.k8s.io/v1", "HTTPRoute", "a", "web"),
+      object("east", "gateway.networking.k8s.io/v1", "HTTPRoute", "b", "web"),
+      object("east", "gateway.networking.k8s.io/v1", "HTTPRoute", "a", "api"),
+      // Another version of the same group is the same object; another group or namespace is not.
+      object("west", "gateway.networking.k8s.io/v1beta1", "HTTPRoute", "a", "web"),
+      object("west", "example.com/v1", "HTTPRoute", "a", "web"),
+      object("west", "gateway.networking.k8s.io/v1", "HTTPRoute", "b", "api"),
+      object("south", "gateway.networking.k8s.io/v1", "HTTPRoute", "b", "web"),
+    ];
+    const groups = [...copiesOfEach(objects)].map((copies) =>
+      copies.map((m) => `${m.cluster}:${m.apiVersion}/${m.metadata.namespace}/${m.metadata.name}`),
+    );
+    expect(groups).toEqual([
+      ["east:gateway.networking.k8s.io/v1/a/web", "west:gateway.networking.k8s.io/v1beta1/a/web"],
+      ["east:gateway.networking.k8s.io/v1/b/web", "south:gateway.networking.k8s.io/v1/b/web"],
+      ["east:gateway.networking.k8s.io/v1/a/api"],
+      ["west:example.com/v1/a/web"],
+      ["west:gateway.networking.k8s.io/v1/b/api"],
+    ]);
   });
 });

@@ -5,11 +5,30 @@
  */
 import type { CompiledMatch, CompiledRule } from "../../table/route-table";
 import type { IndexedAttachment } from "./host-index";
-import type { RouteDraft } from "../routes/http-routes";
+import type { Manifest } from "../../gateway-api/manifest";
+import type { Attachment, RouteDraft } from "../routes/http-routes";
 import { kept } from "../kept";
 
-/** Appends the route's rules and matches to the table's lists; returns its attachments with their ranked matches. */
-export function emitRoute(draft: RouteDraft, clusterOrder: number, rules: CompiledRule[], matches: CompiledMatch[]): IndexedAttachment[] {
+/**
+ * A served route as the reports see it once its rules are in the table: the route, the clusters it stands for,
+ * where it attached, and the table's rules it made (its first port's copies: every port's send to the same
+ * backends). Its draft is let go.
+ */
+export interface ServedRoute {
+  manifest: Manifest;
+  clusters: string[];
+  attachments: Attachment[];
+  rules: CompiledRule[];
+}
+
+/** What emitting a route gives: the route as served, and its attachments with their ranked matches. */
+export interface EmittedRoute {
+  served: ServedRoute;
+  attachments: IndexedAttachment[];
+}
+
+/** Appends the route's rules and matches to the table's lists. */
+export function emitRoute(draft: RouteDraft, clusterOrder: number, rules: CompiledRule[], matches: CompiledMatch[]): EmittedRoute {
   const { manifest: route } = draft;
   // One identity per route: precedence tells two routes apart by it.
   const identity = { namespace: route.metadata.namespace, name: route.metadata.name, creationTimestamp: route.metadata.creationTimestamp };
@@ -20,6 +39,7 @@ export function emitRoute(draft: RouteDraft, clusterOrder: number, rules: Compil
   // The table's objects are built with their fields in sorted order: canonicalJson then writes them without a copy.
   const source = { cluster: clusters, kind: "HTTPRoute", name: route.metadata.name, namespace: route.metadata.namespace };
   const result: IndexedAttachment[] = [];
+  const first = rules.length;
   for (const port of ports) {
     // A route attached to listeners on several ports gets one copy per port: redirects default to that port.
     const suffix = ports.length > 1 ? `@${port}` : "";
@@ -62,5 +82,13 @@ export function emitRoute(draft: RouteDraft, clusterOrder: number, rules: Compil
     for (const { listener, hostnames } of draft.attachments)
       if (listener.port === port) result.push({ listener, hostnames, matches: portMatches });
   }
-  return result;
+  return {
+    served: {
+      manifest: route,
+      clusters: draft.clusters,
+      attachments: draft.attachments,
+      rules: rules.slice(first, first + draft.rules.length),
+    },
+    attachments: result,
+  };
 }

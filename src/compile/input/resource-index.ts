@@ -4,17 +4,18 @@
  * type: an Istio Gateway never shadows a Gateway API Gateway.
  */
 import type { Manifest } from "../../gateway-api/manifest";
+import { NamedMap } from "../named-map";
 
-const key = (cluster: string, kind: string, namespace: string, name: string) => `${cluster}\u0000${kind}\u0000${namespace}\u0000${name}`;
+const scope = (cluster: string, kind: string, namespace: string) => `${cluster}\u0000${kind}\u0000${namespace}`;
 
 /** The label that ties an EndpointSlice to its Service (the EndpointSlice controller sets it). */
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 
 export class ResourceIndex {
-  private readonly byKey = new Map<string, Manifest>();
+  private readonly byName = new NamedMap<Manifest>();
   private readonly byKind = new Map<string, Manifest[]>();
   /** EndpointSlices by the Service their label names (cluster, namespace, Service): found without a scan. */
-  private readonly slicesByService = new Map<string, Manifest[]>();
+  private readonly slicesByService = new NamedMap<Manifest[]>();
   /** Objects that share cluster/kind/namespace/name with an earlier one (the earlier one wins), with it. */
   readonly duplicates: { duplicate: Manifest; first: Manifest }[] = [];
 
@@ -24,40 +25,40 @@ export class ResourceIndex {
   /** `unreached`: objects read but not indexed (nothing can reach them), known by name for "did you mean". */
   constructor(manifests: Manifest[], unreached: Manifest[] = []) {
     for (const m of unreached) {
-      const k = key(m.cluster, m.kind, m.metadata.namespace, "");
+      const k = scope(m.cluster, m.kind, m.metadata.namespace);
       // Pushed, not spread into a new array: a namespace of 20,000 unrouted objects must not cost n² copies.
       const names = this.unreached.get(k);
       if (names) names.push(m.metadata.name);
       else this.unreached.set(k, [m.metadata.name]);
     }
     for (const m of manifests) {
-      const k = key(m.cluster, m.kind, m.metadata.namespace, m.metadata.name);
-      const first = this.byKey.get(k);
+      const at = scope(m.cluster, m.kind, m.metadata.namespace);
+      const first = this.byName.get(at, m.metadata.name);
       if (first) {
         this.duplicates.push({ duplicate: m, first });
         continue;
       }
-      this.byKey.set(k, m);
+      this.byName.set(at, m.metadata.name, m);
       const list = this.byKind.get(m.kind) ?? [];
       list.push(m);
       this.byKind.set(m.kind, list);
       const service = m.kind === "EndpointSlice" ? m.metadata.labels[SERVICE_NAME_LABEL] : undefined;
       if (service !== undefined) {
-        const sk = key(m.cluster, "Service", m.metadata.namespace, service);
-        const slices = this.slicesByService.get(sk);
+        const of = scope(m.cluster, "Service", m.metadata.namespace);
+        const slices = this.slicesByService.get(of, service);
         if (slices) slices.push(m);
-        else this.slicesByService.set(sk, [m]);
+        else this.slicesByService.set(of, service, [m]);
       }
     }
   }
 
   /** The EndpointSlices of a Service (those whose kubernetes.io/service-name label names it), in input order. */
   endpointSlicesOf(cluster: string, namespace: string, service: string): Manifest[] {
-    return this.slicesByService.get(key(cluster, "Service", namespace, service)) ?? [];
+    return this.slicesByService.get(scope(cluster, "Service", namespace), service) ?? [];
   }
 
   get(cluster: string, kind: string, namespace: string, name: string): Manifest | undefined {
-    return this.byKey.get(key(cluster, kind, namespace, name));
+    return this.byName.get(scope(cluster, kind, namespace), name);
   }
 
   /** Every object of a kind, in input order (cluster order, then file order). */
@@ -69,10 +70,7 @@ export class ResourceIndex {
   namesIn(clusters: readonly string[], kind: string, namespace: string): string[] {
     const indexed = this.all(kind).filter((m) => clusters.includes(m.cluster) && m.metadata.namespace === namespace);
     return [
-      ...new Set([
-        ...indexed.map((m) => m.metadata.name),
-        ...clusters.flatMap((c) => this.unreached.get(key(c, kind, namespace, "")) ?? []),
-      ]),
+      ...new Set([...indexed.map((m) => m.metadata.name), ...clusters.flatMap((c) => this.unreached.get(scope(c, kind, namespace)) ?? [])]),
     ];
   }
 

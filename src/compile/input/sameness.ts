@@ -7,6 +7,7 @@
  */
 import { apiGroup, isJsonObject, type JsonObject, type Manifest } from "../../gateway-api/manifest";
 import { GATEWAY_GROUP } from "./api-groups";
+import { NamedMap } from "../named-map";
 
 /** The copies of one object across clusters, oldest first. */
 export interface SameObject {
@@ -35,30 +36,44 @@ export function byAge(clusterOrder: Map<string, number>): (a: Manifest, b: Manif
   };
 }
 
-/** Groups `objects` (of one kind) by identity across clusters; groups keep the order their first copy was read in. */
-export function groupSameObjects(objects: Manifest[], clusterOrder: Map<string, number>): SameObject[] {
-  const groups = new Map<string, Manifest[]>();
+/**
+ * The copies of each object across clusters: `objects` grouped by identity, groups in the order their first copy
+ * was read in, copies in read order.
+ */
+export function* copiesOfEach(objects: Manifest[]): Generator<Manifest[]> {
+  const scopeOf = (m: Manifest) => `${apiGroup(m.apiVersion)}\u0000${m.kind}\u0000${m.metadata.namespace}`;
+  const byName = new NamedMap<Manifest[]>();
   for (const m of objects) {
-    const key = sameObjectKey(m);
-    const list = groups.get(key);
-    if (list) list.push(m);
-    else groups.set(key, [m]);
+    const copies = byName.get(scopeOf(m), m.metadata.name);
+    if (copies) copies.push(m);
+    else byName.set(scopeOf(m), m.metadata.name, [m]);
   }
+  for (const m of objects) {
+    const copies = byName.get(scopeOf(m), m.metadata.name)!;
+    if (copies[0] === m) yield copies;
+  }
+}
+
+/** One object's copies as sameness sees them: the oldest served, the others merged with it or differing. */
+export function sameObjectOf(copies: Manifest[], clusterOrder: Map<string, number>): SameObject {
+  // One copy (most objects): nothing to compare.
+  if (copies.length === 1) return { served: copies[0]!, merged: copies, differing: [] };
   const inClusterOrder = (a: Manifest, b: Manifest) => (clusterOrder.get(a.cluster) ?? 0) - (clusterOrder.get(b.cluster) ?? 0);
-  return [...groups.values()].map((copies) => {
-    // One copy (most objects): nothing to compare.
-    if (copies.length === 1) return { served: copies[0]!, merged: copies, differing: [] };
-    const [served, ...others] = [...copies].sort(byAge(clusterOrder)) as [Manifest, ...Manifest[]];
-    const spec = normalizedSpec(served);
-    const merged = [served];
-    const differing: SameObject["differing"] = [];
-    for (const copy of others) {
-      const field = firstDifference(spec, normalizedSpec(copy), "spec");
-      if (field === null) merged.push(copy);
-      else differing.push({ copy, field });
-    }
-    return { served, merged: merged.sort(inClusterOrder), differing };
-  });
+  const [served, ...others] = [...copies].sort(byAge(clusterOrder)) as [Manifest, ...Manifest[]];
+  const spec = normalizedSpec(served);
+  const merged = [served];
+  const differing: SameObject["differing"] = [];
+  for (const copy of others) {
+    const field = firstDifference(spec, normalizedSpec(copy), "spec");
+    if (field === null) merged.push(copy);
+    else differing.push({ copy, field });
+  }
+  return { served, merged: merged.sort(inClusterOrder), differing };
+}
+
+/** Groups `objects` by identity across clusters; groups keep the order their first copy was read in. */
+export function groupSameObjects(objects: Manifest[], clusterOrder: Map<string, number>): SameObject[] {
+  return Array.from(copiesOfEach(objects), (copies) => sameObjectOf(copies, clusterOrder));
 }
 
 /** The clusters of a group's merged copies, in cluster order. */

@@ -8,7 +8,7 @@
 import type { CompiledBackendRef, CompiledFilter } from "../../table/route-table";
 import type { BackendRegistry } from "../backends/registry";
 import type { CompositeBackends } from "../backends/composite-backends";
-import type { RouteDraft } from "../routes/http-routes";
+import type { ServedRoute } from "../emit/rules";
 import { backendKey } from "../backends/backend-policies";
 
 export interface GatewayRef {
@@ -26,7 +26,7 @@ export class BackendAncestors {
   /** backend key (as session policies name targets) → cluster → its Gateways by `namespace/name` */
   private readonly byKey = new Map<string, Map<string, Map<string, GatewayRef>>>();
 
-  constructor(routes: RouteDraft[], backends: BackendRegistry, composites: CompositeBackends) {
+  constructor(routes: ServedRoute[], backends: BackendRegistry, composites: CompositeBackends) {
     for (const route of routes) {
       // A route (or Gateway) applied to several clusters is used through the Gateway in each of them.
       for (const cluster of route.clusters) {

@@ -8,7 +8,7 @@
 import type { Manifest } from "../../gateway-api/manifest";
 import { type ClusterAccount, type CompiledBackend, takesNewTraffic } from "../../table/route-table";
 import type { EdgeConfig } from "../input/edge-config";
-import type { RouteDraft } from "../routes/http-routes";
+import type { ServedRoute } from "../emit/rules";
 import type { CompileReport } from "../status/compile-report";
 import { REASON } from "../status/conditions";
 import type { ObjectRef } from "../status/diagnostics";
@@ -50,7 +50,7 @@ function idleCause(
 export function accountClusters(
   edge: EdgeConfig,
   manifests: Manifest[],
-  routes: RouteDraft[],
+  routes: ServedRoute[],
   backends: CompiledBackend[],
   droppedSlices: Manifest[],
   report: CompileReport,

@@ -20,7 +20,7 @@ import { compileMatches, type MatchDraft } from "./route-matches";
 import { compileRetry } from "./retry";
 import { ruleSession } from "./rule-session";
 import { compileTimeouts } from "./timeouts";
-import { groupSameObjects, sameObjectKey } from "../input/sameness";
+import { copiesOfEach, sameObjectKey, sameObjectOf } from "../input/sameness";
 import { missingBackendsOfCopy } from "./unserved-copy-refs";
 import { suggestion } from "../../table/did-you-mean";
 import { type HTTPRouteRule, type ParentReference, specOf } from "../input/typed-objects";
@@ -299,31 +299,30 @@ function parentHint(route: Manifest, parent: ParentReference, listeners: EdgeLis
 }
 
 /**
- * How each copy attached; copies naming no Gateway of this edge are reported and left out. A copy left out while
- * another cluster's copy of the route attaches, or is another controller's (input/ownership.ts), is a warning
- * (that cluster's Gateway may simply not be there); so is a route with no Gateway parentRef at all. A route
- * whose parentRefs name Gateways and no copy of which attaches anywhere serves nothing that was written: an
+ * How each copy of one route attached; copies naming no Gateway of this edge are reported and left out. A copy
+ * left out while another cluster's copy of the route attaches, or is another controller's (input/ownership.ts), is
+ * a warning (that cluster's Gateway may simply not be there); so is a route with no Gateway parentRef at all. A
+ * route whose parentRefs name Gateways and no copy of which attaches anywhere serves nothing that was written: an
  * error (`sync --strict` refuses it, `validate` fails on it), a mistyped parentRef.
  */
 function attachCopies(
-  ctx: BackendContext,
+  copies: Manifest[],
   listeners: EdgeListener[],
   report: CompileReport,
   othersRoutes: ReadonlySet<string>,
-): Map<Manifest, AttachedCopy> {
-  const attached = new Map<Manifest, AttachedCopy>();
+): AttachedCopy[] {
+  const attached: AttachedCopy[] = [];
   const left: { route: Manifest; parents: ParentReference[] }[] = [];
-  for (const route of ctx.index.all("HTTPRoute")) {
+  for (const route of copies) {
     const parents = gatewayParents(route);
     const hostnames = routeHostnames(route);
     const outcomes = parents.flatMap((p) => attachToParent(route, p, Array.isArray(hostnames) ? hostnames : [], listeners) ?? []);
-    if (outcomes.length > 0) attached.set(route, { route, outcomes });
+    if (outcomes.length > 0) attached.push({ route, outcomes });
     else left.push({ route, parents });
   }
-  const attachedSomewhere = new Set([...attached.keys()].map(sameObjectKey));
+  const served = attached.length > 0;
   for (const { route, parents } of left) {
     const named = parents.map((p) => p.name).join(", ");
-    const served = attachedSomewhere.has(sameObjectKey(route));
     const mistyped = parents.length > 0 && !served && !othersRoutes.has(sameObjectKey(route));
     report[mistyped ? "error" : "warn"](
       route,
@@ -386,122 +385,134 @@ const conflictMessage = (served: Manifest, field: string) =>
   `this copy differs from the copy in cluster ${served.cluster} (older, served) at ${field}: that copy's spec is served, and this cluster's endpoints serve under it`;
 
 /**
- * Compiles every HTTPRoute that names a Gateway of this edge; returns the accepted ones. Copies of one route in
- * several clusters are one route (namespace sameness, as the Multi-Cluster Services API resolves conflicts):
- * identical copies merge; when copies differ, the oldest copy's spec is served (creationTimestamp, then the
- * edge's cluster order) and every cluster holding a copy keeps serving under it, each differing copy told so.
+ * Compiles every HTTPRoute that names a Gateway of this edge; yields the accepted ones, one at a time, so what a
+ * route's compile makes and its emit no longer needs is let go before the next route (a 100k-route config held
+ * about 150 MB of it until the last route was done). Copies of one route in several clusters are one route
+ * (namespace sameness, as the Multi-Cluster Services API resolves conflicts): identical copies merge; when copies
+ * differ, the oldest copy's spec is served (creationTimestamp, then the edge's cluster order) and every cluster
+ * holding a copy keeps serving under it, each differing copy told so.
  */
-export function compileHTTPRoutes(
+export function* compileHTTPRoutes(
   ctx: BackendContext,
   listeners: EdgeListener[],
   clusterOrder: Map<string, number>,
   report: CompileReport,
   othersRoutes: ReadonlySet<string>,
-): RouteDraft[] {
-  const accepted: RouteDraft[] = [];
-  const attached = attachCopies(ctx, listeners, report, othersRoutes);
-  for (const group of groupSameObjects([...attached.keys()], clusterOrder)) {
-    const route = group.served;
-    const copies = group.merged.map((m) => attached.get(m)!);
-    const differing: DifferingCopy[] = group.differing.map((d) => ({ copy: attached.get(d.copy)!, field: d.field }));
-    for (const d of differing) {
-      report.warn(d.copy.route, d.field, REASON.Conflicted, conflictMessage(route, d.field));
-      for (const m of missingBackendsOfCopy(ctx, d.copy.route))
-        report.warn(
-          d.copy.route,
-          m.field,
-          REASON.BackendNotFound,
-          `${m.message}: this copy is not served now (the copy in cluster ${route.cluster} is); once it is, this cluster has nothing to send that backendRef's requests to`,
-        );
-    }
-    const clusters = routeClusters([...copies, ...differing.map((d) => d.copy)], clusterOrder);
-    for (const copy of [...copies, ...differing.map((d) => d.copy)]) report.noteParents(copy.route);
-    const hostnames = routeHostnames(route);
-    const rules = isProblem(hostnames) ? [hostnames] : compileRules(ctx, { route, clusters });
-    // A rejected route: not accepted, each problem named (a differing copy is told it is the served copy's).
-    if (Array.isArray(rules)) {
-      for (const problem of rules) report.error(route, problem.field, problem.reason, `${problem.message}; the route is not served`);
-      const first = rules[0]!;
-      const refused = (copy: AttachedCopy, message: string) => {
-        for (const o of copy.outcomes) report.addParent(copy.route, o.parentRef, [fails("Accepted", first.reason, message), resolved()]);
-      };
-      for (const copy of copies) refused(copy, first.message);
-      for (const { copy } of differing) refused(copy, `the served copy (cluster ${route.cluster}): ${first.message}`);
-      continue;
-    }
-    for (const d of rules.dropped) {
-      report.error(
-        route,
-        d.field,
-        d.reason,
-        `${d.message}; this rule is dropped (${droppedEffect(d)}), the route's other rules are served`,
+): Generator<RouteDraft> {
+  for (const copies of copiesOfEach(ctx.index.all("HTTPRoute"))) {
+    const attached = attachCopies(copies, listeners, report, othersRoutes);
+    if (attached.length === 0) continue;
+    const route = compileRoute(ctx, attached, clusterOrder, report);
+    if (route) yield route;
+  }
+}
+
+/** One route from the copies of it that attached: its draft, or null when it is refused or attaches nowhere. */
+function compileRoute(
+  ctx: BackendContext,
+  attached: AttachedCopy[],
+  clusterOrder: Map<string, number>,
+  report: CompileReport,
+): RouteDraft | null {
+  const group = sameObjectOf(
+    attached.map((c) => c.route),
+    clusterOrder,
+  );
+  const copyOf = (m: Manifest) => attached.find((c) => c.route === m)!;
+  const route = group.served;
+  const copies = group.merged.map(copyOf);
+  const differing: DifferingCopy[] = group.differing.map((d) => ({ copy: copyOf(d.copy), field: d.field }));
+  for (const d of differing) {
+    report.warn(d.copy.route, d.field, REASON.Conflicted, conflictMessage(route, d.field));
+    for (const m of missingBackendsOfCopy(ctx, d.copy.route))
+      report.warn(
+        d.copy.route,
+        m.field,
+        REASON.BackendNotFound,
+        `${m.message}: this copy is not served now (the copy in cluster ${route.cluster} is); once it is, this cluster has nothing to send that backendRef's requests to`,
       );
-    }
-    const partiallyInvalid =
-      rules.dropped.length > 0 ? holds("PartiallyInvalid", REASON.UnsupportedValue, droppedRulesMessage(rules.dropped)) : null;
-    const { unresolved } = rules.held;
-    const resolvedRefs =
-      unresolved.length === 0
-        ? resolved()
-        : fails("ResolvedRefs", unresolved[0]?.reason ?? REASON.BackendNotFound, unresolved.map((u) => u.message).join("; "));
-    const aggregate = clusters.length > 1 ? { clusters, backends: mergedBackends(ctx, rules.rules) } : undefined;
-    const servedCopy =
-      differing.length > 0
-        ? `the spec of the copy in cluster ${route.cluster} is served (the ${differing.length === 1 ? "copy" : "copies"} in ${routeClusters(
-            differing.map((d) => d.copy),
-            clusterOrder,
-          ).join(", ")} ${differing.length === 1 ? "differs" : "differ"})`
-        : "";
-    const merged = aggregate
-      ? [`one route across clusters ${clusters.join(", ")}`, servedCopy, ...aggregate.backends].filter(Boolean).join("; ")
-      : "";
-    const acceptedWith = (condition: Condition, message = merged) => [
-      message ? { ...condition, message } : condition,
-      resolvedRefs,
-      // PartiallyInvalid is only ever True, and only beside an accepted parent.
-      ...(partiallyInvalid ? [partiallyInvalid] : []),
-    ];
-    const attachments = new Map<EdgeListener, Attachment>();
-    const attach = (o: ParentOutcome) => {
-      // Copies attached to one merged Gateway attach once.
-      for (const a of o.attachments) if (!attachments.has(a.listener)) attachments.set(a.listener, a);
+  }
+  const clusters = routeClusters([...copies, ...differing.map((d) => d.copy)], clusterOrder);
+  for (const copy of [...copies, ...differing.map((d) => d.copy)]) report.noteParents(copy.route);
+  const hostnames = routeHostnames(route);
+  const rules = isProblem(hostnames) ? [hostnames] : compileRules(ctx, { route, clusters });
+  // A rejected route: not accepted, each problem named (a differing copy is told it is the served copy's).
+  if (Array.isArray(rules)) {
+    for (const problem of rules) report.error(route, problem.field, problem.reason, `${problem.message}; the route is not served`);
+    const first = rules[0]!;
+    const refused = (copy: AttachedCopy, message: string) => {
+      for (const o of copy.outcomes) report.addParent(copy.route, o.parentRef, [fails("Accepted", first.reason, message), resolved()]);
     };
-    for (const copy of copies) {
-      for (const o of copy.outcomes) {
-        if (o.condition.status !== "True") report.refuseParent(copy.route, o.parentRef, o.condition, [resolvedRefs]);
-        else report.addParent(copy.route, o.parentRef, acceptedWith(o.condition));
+    for (const copy of copies) refused(copy, first.message);
+    for (const { copy } of differing) refused(copy, `the served copy (cluster ${route.cluster}): ${first.message}`);
+    return null;
+  }
+  for (const d of rules.dropped) {
+    report.error(route, d.field, d.reason, `${d.message}; this rule is dropped (${droppedEffect(d)}), the route's other rules are served`);
+  }
+  const partiallyInvalid =
+    rules.dropped.length > 0 ? holds("PartiallyInvalid", REASON.UnsupportedValue, droppedRulesMessage(rules.dropped)) : null;
+  const { unresolved } = rules.held;
+  const resolvedRefs =
+    unresolved.length === 0
+      ? resolved()
+      : fails("ResolvedRefs", unresolved[0]?.reason ?? REASON.BackendNotFound, unresolved.map((u) => u.message).join("; "));
+  const aggregate = clusters.length > 1 ? { clusters, backends: mergedBackends(ctx, rules.rules) } : undefined;
+  const servedCopy =
+    differing.length > 0
+      ? `the spec of the copy in cluster ${route.cluster} is served (the ${differing.length === 1 ? "copy" : "copies"} in ${routeClusters(
+          differing.map((d) => d.copy),
+          clusterOrder,
+        ).join(", ")} ${differing.length === 1 ? "differs" : "differ"})`
+      : "";
+  const merged = aggregate
+    ? [`one route across clusters ${clusters.join(", ")}`, servedCopy, ...aggregate.backends].filter(Boolean).join("; ")
+    : "";
+  const acceptedWith = (condition: Condition, message = merged) => [
+    message ? { ...condition, message } : condition,
+    resolvedRefs,
+    // PartiallyInvalid is only ever True, and only beside an accepted parent.
+    ...(partiallyInvalid ? [partiallyInvalid] : []),
+  ];
+  const attachments = new Map<EdgeListener, Attachment>();
+  const attach = (o: ParentOutcome) => {
+    // Copies attached to one merged Gateway attach once.
+    for (const a of o.attachments) if (!attachments.has(a.listener)) attachments.set(a.listener, a);
+  };
+  for (const copy of copies) {
+    for (const o of copy.outcomes) {
+      if (o.condition.status !== "True") report.refuseParent(copy.route, o.parentRef, o.condition, [resolvedRefs]);
+      else report.addParent(copy.route, o.parentRef, acceptedWith(o.condition));
+      attach(o);
+    }
+    if (aggregate) report.setAggregate(copy.route, aggregate);
+  }
+  // A differing copy serves through the parents it shares with the served copy; its own other parents, not.
+  const servedParents = differing.length > 0 ? acceptedParents(copies) : NO_PARENTS;
+  for (const { copy, field } of differing) {
+    for (const o of copy.outcomes) {
+      if (o.condition.status !== "True") report.refuseParent(copy.route, o.parentRef, o.condition, [resolvedRefs]);
+      else if (!servedParents.has(parentKey(o.parentRef)))
+        report.addParent(copy.route, o.parentRef, [
+          fails(
+            "Accepted",
+            REASON.Conflicted,
+            `the served copy (cluster ${route.cluster}) does not name this parent; this copy differs at ${field}`,
+          ),
+          resolved(),
+        ]);
+      else {
+        report.addParent(copy.route, o.parentRef, [
+          ...acceptedWith(o.condition),
+          holds("Conflicted", REASON.Conflicted, conflictMessage(route, field)),
+        ]);
         attach(o);
       }
-      if (aggregate) report.setAggregate(copy.route, aggregate);
     }
-    // A differing copy serves through the parents it shares with the served copy; its own other parents, not.
-    const servedParents = differing.length > 0 ? acceptedParents(copies) : NO_PARENTS;
-    for (const { copy, field } of differing) {
-      for (const o of copy.outcomes) {
-        if (o.condition.status !== "True") report.refuseParent(copy.route, o.parentRef, o.condition, [resolvedRefs]);
-        else if (!servedParents.has(parentKey(o.parentRef)))
-          report.addParent(copy.route, o.parentRef, [
-            fails(
-              "Accepted",
-              REASON.Conflicted,
-              `the served copy (cluster ${route.cluster}) does not name this parent; this copy differs at ${field}`,
-            ),
-            resolved(),
-          ]);
-        else {
-          report.addParent(copy.route, o.parentRef, [
-            ...acceptedWith(o.condition),
-            holds("Conflicted", REASON.Conflicted, conflictMessage(route, field)),
-          ]);
-          attach(o);
-        }
-      }
-      if (aggregate) report.setAggregate(copy.route, aggregate);
-    }
-    if (attachments.size === 0) continue;
-    rules.held.tellInto(report, route);
-    for (const listener of attachments.keys()) report.attachRoute(listener.id);
-    accepted.push({ manifest: route, clusters, rules: rules.rules, attachments: [...attachments.values()] });
+    if (aggregate) report.setAggregate(copy.route, aggregate);
   }
-  return accepted;
+  if (attachments.size === 0) return null;
+  rules.held.tellInto(report, route);
+  for (const listener of attachments.keys()) report.attachRoute(listener.id);
+  return { manifest: route, clusters, rules: rules.rules, attachments: [...attachments.values()] };
 }

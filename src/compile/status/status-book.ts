@@ -9,6 +9,7 @@ import { apiGroup, type Manifest } from "../../gateway-api/manifest";
 import { accepted, fails, holds, programmed, type Reason, REASON, resolved } from "./conditions";
 import { type Condition, type ObjectRef, objectRef, type ParentRefView, type ResourceStatus } from "./diagnostics";
 import { kept } from "../kept";
+import { NamedMap } from "../named-map";
 
 /** What a status is about: a manifest, or an object already named. */
 export type Subject = Manifest | ObjectRef;
@@ -46,24 +47,28 @@ const rank = (kind: string): number => {
 };
 
 const refOf = (subject: Subject): ObjectRef => ("metadata" in subject ? objectRef(subject) : subject);
-/** One object's key, however it is named: found for every report about it, so no ObjectRef is made to find it. */
-const keyOf = (s: Subject): string =>
-  ("metadata" in s
-    ? [s.cluster, apiGroup(s.apiVersion), s.kind, s.metadata.namespace, s.metadata.name]
-    : [s.cluster, apiGroup(s.apiVersion ?? ""), s.kind, s.namespace, s.name]
-  ).join("\u0000");
+/** The scope of one object's status, however it is named: its cluster, API group, kind and namespace. */
+const scopeOf = (s: Subject): string =>
+  "metadata" in s
+    ? [s.cluster, apiGroup(s.apiVersion), s.kind, s.metadata.namespace].join("\u0000")
+    : [s.cluster, apiGroup(s.apiVersion ?? ""), s.kind, s.namespace].join("\u0000");
+const nameOf = (s: Subject): string => ("metadata" in s ? s.metadata.name : s.name);
 
 export class StatusBook {
-  private readonly entries = new Map<string, ResourceStatus>();
+  /** Found by scope and name for every report about an object, so no ObjectRef is made to find it. */
+  private readonly entries = new NamedMap<ResourceStatus>();
+  /** Every status, in the order objects were first reported. */
+  private readonly reported: ResourceStatus[] = [];
   private readonly listenerStates = new Map<string, { conditions: Condition[]; attachedRoutes: number }>();
 
   /** The status of `subject`, created empty on first use (in the order objects are first reported). */
   private entry(subject: Subject): ResourceStatus {
-    const key = keyOf(subject);
-    let status = this.entries.get(key);
+    const scope = scopeOf(subject);
+    let status = this.entries.get(scope, nameOf(subject));
     if (!status) {
       status = { object: refOf(subject), conditions: kept([]) };
-      this.entries.set(key, status);
+      this.entries.set(scope, nameOf(subject), status);
+      this.reported.push(status);
     }
     return status;
   }
@@ -151,7 +156,7 @@ export class StatusBook {
 
   /** Every status, by kind (the GatewayClass first, then Gateways, ListenerSets, routes, backends, policies). */
   statuses(): ResourceStatus[] {
-    return [...this.entries.values()]
+    return this.reported
       .map((status, order) => ({ status, order }))
       .sort((a, b) => rank(a.status.object.kind) - rank(b.status.object.kind) || a.order - b.order)
       .map((e) => e.status);
