@@ -9,7 +9,7 @@ import { compileLoaded } from "../config/compile-loaded";
 import type { Diagnostic, ResourceStatus } from "../../src/compile/status/diagnostics";
 import type { SkippedDocument } from "../../src/gateway-api/parse-manifests";
 import type { RouteTable } from "../../src/table/route-table";
-import { planStorage, type ShardLimits, type StoragePlan } from "../../src/table/shard-table";
+import { planStorage, type ShardLimits, type StoragePlan, type WholeText } from "../../src/table/shard-table";
 import { readWranglerFacts } from "../config/wrangler-config";
 import { missingRoutesBlock, tableNameProblem } from "../checks/deployment-checks";
 import type { LoadedConfig } from "../config/load-config";
@@ -59,8 +59,8 @@ export interface CompileChecks {
 }
 
 /** How the table will be stored (whole or in shards); one KV cannot hold is refused before anything is written (exit 2). */
-export function planOrRefuse(table: RouteTable, limits: ShardLimits = {}, text?: string): StoragePlan {
-  const planned = planStorage(table, limits, text);
+export function planOrRefuse(table: RouteTable, limits: ShardLimits = {}, whole?: WholeText): StoragePlan {
+  const planned = planStorage(table, limits, whole);
   if (planned.ok) return planned.plan;
   throw new UserError(
     planned.problem,
@@ -81,7 +81,7 @@ export async function compileForEdge(
 ): Promise<CompiledForEdge> {
   const name = loaded.edge.name;
   const result = compiled ?? (await compileLoaded(loaded));
-  const plan = planOrRefuse(result.table, { shardBytes: checks.shardBytes }, result.text);
+  const plan = planOrRefuse(result.table, { shardBytes: checks.shardBytes }, result);
   if (checks.statusOut) writeStatusFiles(checks.statusOut, result.statuses, loaded.edge.controllerName);
   const names = loaded.edge.clusters.map((c) => c.name);
   const summary: CompileSummary = {
@@ -98,7 +98,15 @@ export async function compileForEdge(
     skipped: loaded.skipped,
   };
   const report = [
-    formatReport({ ...result, skipped: loaded.skipped, clusters: names, verbose: checks.verbose }),
+    formatReport({
+      // Named, not spread: the result's text is made only when asked for.
+      table: result.table,
+      statuses: result.statuses,
+      diagnostics: result.diagnostics,
+      skipped: loaded.skipped,
+      clusters: names,
+      verbose: checks.verbose,
+    }),
     ...loaded.unknownClusterDirs.map((dir) => `! clusters/${dir}/ is not named in kedge.yaml; ignored`),
   ];
   const invalidObjects = new Set(

@@ -15,7 +15,8 @@
 import { CompileReport } from "./status/compile-report";
 import { REASON } from "./status/conditions";
 import type { Manifest } from "../gateway-api/manifest";
-import { canonicalJson, canonicalJsonWithLastKey, sha256Hex } from "../table/canonical-json";
+import { canonicalJson, sha256Hex, writeCanonicalJson } from "../table/canonical-json";
+import { utf8Length } from "../table/utf8-length";
 import { type CompiledMatch, type CompiledRule, type Protocol, type RouteTable, SCHEMA_VERSION } from "../table/route-table";
 import { backendKey, BackendPolicies } from "./backends/backend-policies";
 import { BackendTlsPolicies } from "./backends/backend-tls";
@@ -51,8 +52,13 @@ import { type Diagnostic, type ResourceStatus } from "./status/diagnostics";
 
 export interface CompileResult {
   table: RouteTable;
-  /** The table's canonical JSON: what is stored, and what its version hashes (without the version). */
-  text: string;
+  /**
+   * The table's canonical JSON: what is stored whole when it fits one value. Made when first asked: a table
+   * stored in shards never needs it, and a 100k-route table's is 36 MB.
+   */
+  readonly text: string;
+  /** The UTF-8 bytes of `text`, known without making it. */
+  bytes: number;
   diagnostics: Diagnostic[];
   statuses: ResourceStatus[];
 }
@@ -116,9 +122,47 @@ function readBackends(index: ResourceIndex, edge: EdgeConfig, clusterOrder: Map<
   return ctx;
 }
 
+/** A SHA-256 fed a text a piece at a time. */
+export interface TextDigest {
+  update(piece: string): void;
+  /** The hex SHA-256 of the UTF-8 bytes of every piece, in order. */
+  hex(): string | Promise<string>;
+}
+
+/** Web Crypto's SHA-256, which takes its input whole: the pieces are joined at the end. */
+function webCryptoDigest(): TextDigest {
+  const pieces: string[] = [];
+  return { update: (piece) => void pieces.push(piece), hex: () => sha256Hex(pieces.join("")) };
+}
+
 export interface CompileOptions {
-  /** The hex SHA-256 of a text's UTF-8 bytes (the version is its first 20 digits): Web Crypto's unless given. */
-  sha256?: (text: string) => string | Promise<string>;
+  /** The digest the version is the first 20 hex digits of: Web Crypto's unless given. */
+  digest?: () => TextDigest;
+}
+
+/** The pieces a digest is fed: about this many characters each. */
+const DIGEST_PIECE = 2 ** 16;
+
+/**
+ * The version of a table with this body, and the UTF-8 bytes of the table's text, from the body's canonical JSON
+ * written a piece at a time: the text itself is not made.
+ */
+async function versionOf(body: Omit<RouteTable, "version">, digest: TextDigest): Promise<{ version: string; bytes: number }> {
+  let bytes = 0;
+  let piece = "";
+  const feed = () => {
+    digest.update(piece);
+    bytes += utf8Length(piece);
+    piece = "";
+  };
+  writeCanonicalJson(body, (written) => {
+    piece += written;
+    if (piece.length >= DIGEST_PIECE) feed();
+  });
+  feed();
+  const version = (await digest.hex()).slice(0, 20);
+  // The table's text is the body's with the version as its last field ("version" sorts after the others).
+  return { version, bytes: bytes + utf8Length(`,"version":${JSON.stringify(version)}`) };
 }
 
 /**
@@ -128,11 +172,15 @@ export interface CompileOptions {
 export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[], options: CompileOptions = {}): Promise<CompileResult> {
   const report = new CompileReport();
   const body = compileBody(edge, manifests, report);
-  const bodyText = canonicalJson(body);
-  const version = (await (options.sha256 ?? sha256Hex)(bodyText)).slice(0, 20);
+  const { version, bytes } = await versionOf(body, (options.digest ?? webCryptoDigest)());
+  const table: RouteTable = { ...body, version };
+  let text: string | undefined;
   return {
-    table: { ...body, version },
-    text: canonicalJsonWithLastKey(bodyText, body, "version", version),
+    table,
+    get text() {
+      return (text ??= canonicalJson(table));
+    },
+    bytes,
     diagnostics: report.diagnostics(),
     statuses: report.statuses(),
   };

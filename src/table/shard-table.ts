@@ -6,6 +6,7 @@
  * equal shards. `joinShards` puts them back together (for --dry-run's diff against a sharded table).
  */
 import { canonicalJson } from "./canonical-json";
+import { utf8Length } from "./utf8-length";
 import { DEFAULT_SHARD_BYTES, KV_VALUE_LIMIT_BYTES } from "./kv-keys";
 import {
   type CompiledRule,
@@ -50,8 +51,6 @@ interface HostUnit {
   lists: Partial<Record<Protocol, number[]>>;
 }
 
-const encoder = new TextEncoder();
-const bytesOf = (text: string): number => encoder.encode(text).length;
 const mib = (n: number): string => (n < 2 ** 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 2 ** 20).toFixed(1)} MiB`);
 const KIND_ORDER: Record<KeyKind, number> = { exact: 0, wildcard: 1, any: 2 };
 
@@ -181,18 +180,30 @@ class PartSizes {
   backend = (id: string) => PartSizes.measure(this.backends, id, this.table.backends[id]);
 }
 
+/** A table's canonical JSON and its UTF-8 bytes; the text is read only when the table is stored whole. */
+export interface WholeText {
+  readonly text: string;
+  readonly bytes: number;
+}
+
+/** The canonical JSON of a table the caller has no text of. */
+function wholeText(table: RouteTable): WholeText {
+  const text = canonicalJson(table);
+  return { text, bytes: utf8Length(text) };
+}
+
 /**
- * One value while the table fits the shard size; else shards of at most about that size each. `whole` is
- * the table's canonical JSON, when the caller has it already (the compiler does).
+ * One value while the table fits the shard size; else shards of at most about that size each. `whole` is the
+ * table's canonical JSON, when the caller knows it already (the compiler knows its size without making it).
  */
-export function planStorage(table: RouteTable, limits: ShardLimits = {}, whole = canonicalJson(table)): PlanResult {
+export function planStorage(table: RouteTable, limits: ShardLimits = {}, whole: WholeText = wholeText(table)): PlanResult {
   const shardBytes = limits.shardBytes ?? DEFAULT_SHARD_BYTES;
   const valueLimit = limits.valueLimitBytes ?? KV_VALUE_LIMIT_BYTES;
-  const wholeBytes = bytesOf(whole);
-  if (wholeBytes <= shardBytes) return { ok: true, plan: { table, root: { value: table, text: whole }, shards: [] } };
+  const wholeBytes = whole.bytes;
+  if (wholeBytes <= shardBytes) return { ok: true, plan: { table, root: { value: table, text: whole.text }, shards: [] } };
 
   const sizes = new PartSizes(table);
-  const base = bytesOf(canonicalJson({ ...table, hosts: {}, matches: [], rules: [], backends: {} }));
+  const base = utf8Length(canonicalJson({ ...table, hosts: {}, matches: [], rules: [], backends: {} }));
   const builders: ShardBuilder[] = [];
   let current = new ShardBuilder(sizes);
   for (const unit of hostUnits(table)) {
@@ -210,7 +221,7 @@ export function planStorage(table: RouteTable, limits: ShardLimits = {}, whole =
   for (const builder of builders) {
     const value = builder.build();
     const text = canonicalJson(value);
-    const bytes = bytesOf(text);
+    const bytes = utf8Length(text);
     if (bytes > valueLimit) {
       const what = builder.units.length === 1 ? `${describeUnit(builder.units[0]!)} alone needs` : "one shard needs";
       return {
@@ -237,14 +248,14 @@ export function planStorage(table: RouteTable, limits: ShardLimits = {}, whole =
     version: table.version,
     name: table.name,
     directory,
-    shards: shards.map((s, i) => ({ hosts: builders[i]!.units.length, rules: s.value.rules.length, bytes: bytesOf(s.text) })),
+    shards: shards.map((s, i) => ({ hosts: builders[i]!.units.length, rules: s.value.rules.length, bytes: utf8Length(s.text) })),
     ...(table.healthChecks ? { healthChecks: table.healthChecks } : {}),
   };
   const rootText = canonicalJson(root);
-  if (bytesOf(rootText) > valueLimit) {
+  if (utf8Length(rootText) > valueLimit) {
     return {
       ok: false,
-      problem: `table ${table.name} has so many hosts that its shard directory alone is ${mib(bytesOf(rootText))}; a Workers KV value holds at most ${mib(valueLimit)}`,
+      problem: `table ${table.name} has so many hosts that its shard directory alone is ${mib(utf8Length(rootText))}; a Workers KV value holds at most ${mib(valueLimit)}`,
     };
   }
   return { ok: true, plan: { table, root: { value: root, text: rootText }, shards } };

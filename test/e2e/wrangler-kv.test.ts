@@ -74,7 +74,7 @@ describe("KV through wrangler's kv key commands (the --remote store, pointed at 
   it("pushes a table the Worker then serves, and reads it back as the served table", async ({ expect }) => {
     const loaded = loadConfig(ws.config);
     const result = await compileRouteTable(loaded.edge, loaded.manifests);
-    const outcome = await pushTable(kv, planOrRefuse(result.table, {}, result.text));
+    const outcome = await pushTable(kv, planOrRefuse(result.table, {}, result));
     expect(outcome).toMatchObject({ changed: true, version: result.table.version });
     expect(await readCurrentTable(kv, "via-wrangler")).toEqual(result.table);
     gateway = await startGateway(ws.state, "via-wrangler");
@@ -113,7 +113,7 @@ spec:
       const { parseManifestFile } = await import("../../src/gateway-api/parse-manifests");
       const edge = parseEdgeConfig(parse(EDGE.replace("via-wrangler", "bulk")), "kedge.yaml");
       const result = await compileRouteTable(edge, parseManifestFile("c1", "many.yaml", manifests).manifests);
-      const plan = planOrRefuse(result.table, { shardBytes: 2048 }, result.text);
+      const plan = planOrRefuse(result.table, { shardBytes: 2048 }, result);
       expect(plan.shards.length).toBeGreaterThanOrEqual(10);
       const outcome = await pushTable(bulk, plan);
       expect(outcome).toMatchObject({ changed: true, version: result.table.version });

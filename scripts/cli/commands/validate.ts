@@ -62,7 +62,8 @@ export const validateCommand = command<ValidateOptions>({
       statuses: result.statuses,
       skipped: loaded.skipped,
     };
-    const report = formatReport({ ...result, skipped: loaded.skipped, clusters: names, verbose: options.verbose });
+    const { table, statuses, diagnostics } = result; // not spread: the result's text is made only when asked for
+    const report = formatReport({ table, statuses, diagnostics, skipped: loaded.skipped, clusters: names, verbose: options.verbose });
     return {
       code: errors > 0 ? EXIT.REFUSED : EXIT.OK,
       data,

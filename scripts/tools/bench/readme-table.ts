@@ -90,6 +90,17 @@ export function benchTable(r: BenchResults): string {
         `under ${goalS} s and ${goalMiB >= 1024 ? `${goalMiB / 1024} GiB` : `${goalMiB} MiB`}: ${verdict(seconds < goalS)} / ${verdict(f.maxRssMB < goalMiB)}`,
       ];
     }),
+    ...r.syncScale.flatMap(({ routes, hosts, coldHost }) =>
+      coldHost
+        ? [
+            [
+              `cold host extra (read + prepare its shard), ${routes / 1000}k routes over ${hosts / 1000}k hosts; its root (read once per isolate)`,
+              `${fmt(coldHost.shardMs, 1)} ms; root ${fmt(coldHost.rootBytes / 1024, 0)} KiB in ${fmt(coldHost.rootMs, 1)} ms`,
+              `under 10 ms: ${verdict(coldHost.shardMs < 10)}`,
+            ],
+          ]
+        : [],
+    ),
     ...r.dumps.map((d) => [
       `\`kedge validate\` of a ${fmt(d.megabytes, 0)} MB ${d.format.toUpperCase()} dump (${(d.services * 2).toLocaleString("en-US")} objects) ÷ the bare parse; peak RSS`,
       `${fmt(d.kedgeMs / 1000, 1)} s ÷ ${fmt(d.bareMs / 1000, 1)} s = ${fmt(d.ratio, 2)}x; ${fmt(d.kedgeRssMB, 0)} MiB`,

@@ -10,10 +10,13 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { benchManifests } from "./route-tables";
 import { median } from "./stats";
+import type { ShardedLoadFigure } from "./matcher-bench";
 
 const ROOT = resolve(import.meta.dirname, "..", "..", "..");
 /** The probe runs as the CLI runs (one esbuild bundle, scripts/run-bundled.mjs): tsx's per-closure naming would add ~20 %. */
 const PROBE = [join(ROOT, "scripts/run-bundled.mjs"), join(ROOT, "scripts/tools/bench/sync-probe.ts")];
+/** Times a cold host in a process of its own: the compile's heap would slow what a small isolate does. */
+const COLD_HOST_PROBE = [join(ROOT, "scripts/run-bundled.mjs"), join(ROOT, "scripts/tools/bench/cold-host-probe.ts")];
 
 export interface SyncFigure {
   routes: number;
@@ -76,26 +79,38 @@ export interface SyncScaleFigure {
   loadMs: number;
   compileMs: number;
   maxRssMB: number;
+  /** What a cold host costs the edge with this table in shards, when asked for. */
+  coldHost?: ShardedLoadFigure;
 }
 
 /**
  * Load + compile of `routes` routes over `hosts` hosts in a fresh process: time and peak RSS (no CLI runs).
  * `heapMiB` gives the process a bigger heap than Node's default, as the read budget's refusal tells a user to.
  */
-export function benchSyncScale(routes: number, hosts: number, clusters = 3, heapMiB?: number): SyncScaleFigure {
+export function benchSyncScale(
+  routes: number,
+  hosts: number,
+  options: { clusters?: number; heapMiB?: number; coldHost?: boolean } = {},
+): SyncScaleFigure {
+  const { clusters = 3, heapMiB, coldHost = false } = options;
   const dir = mkdtempSync(join(tmpdir(), "kedge-bench-sync-scale-"));
   try {
     writeConfig(dir, routes, clusters, hosts);
     const heap = heapMiB ? [`--max-old-space-size=${heapMiB}`] : [];
+    const coldHostFile = join(dir, "cold-host.json");
     const probe = JSON.parse(
-      execFileSync(process.execPath, [...heap, ...PROBE, dir], {
+      execFileSync(process.execPath, [...heap, ...PROBE, dir, ...(coldHost ? ["--cold-host", coldHostFile] : [])], {
         cwd: ROOT,
         env,
         maxBuffer: 1 << 28,
       }).toString(),
     ) as { rules: number; loadMs: number; compileMs: number; maxRssMB: number };
     if (probe.rules !== routes) throw new Error(`expected ${routes} rules, compiled ${probe.rules}`);
-    return { routes, hosts, clusters, loadMs: probe.loadMs, compileMs: probe.compileMs, maxRssMB: probe.maxRssMB };
+    const { loadMs, compileMs, maxRssMB } = probe;
+    const figure: SyncScaleFigure = { routes, hosts, clusters, loadMs, compileMs, maxRssMB };
+    if (coldHost)
+      figure.coldHost = JSON.parse(execFileSync(process.execPath, [...COLD_HOST_PROBE, coldHostFile], { cwd: ROOT, env }).toString());
+    return figure;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,13 +1,27 @@
-/** @module Child process of the sync benchmark: load a config folder and compile it, then report time and peak memory. */
+/**
+ * @module Child process of the sync benchmark: load a config folder and compile it, then report time and peak
+ * memory. With `--cold-host FILE`, then also plan the table's storage and write to FILE what an isolate reads to
+ * serve a host it has not served (cold-host-probe.ts times it in a process of its own, as small as an isolate).
+ */
+import { writeFileSync } from "node:fs";
 import { compileLoaded } from "../../config/compile-loaded";
 import { loadConfig } from "../../config/load-config";
+import { planStorage } from "../../../src/table/shard-table";
+import { coldHostTexts } from "./matcher-bench";
 
 const dir = process.argv[2] ?? "config";
 const t0 = performance.now();
 const loaded = loadConfig(dir);
 const t1 = performance.now();
-const { table } = await compileLoaded(loaded);
+const result = await compileLoaded(loaded);
 const t2 = performance.now();
-process.stdout.write(
-  JSON.stringify({ rules: table.rules.length, loadMs: t1 - t0, compileMs: t2 - t1, maxRssMB: process.resourceUsage().maxRSS / 1024 }),
-);
+// Read before planning: the storage plan is not part of the compile.
+const maxRssMB = process.resourceUsage().maxRSS / 1024;
+const rules = result.table.rules.length;
+const coldHostFile = process.argv.indexOf("--cold-host") > 0 ? process.argv[process.argv.indexOf("--cold-host") + 1] : undefined;
+if (coldHostFile) {
+  const planned = planStorage(result.table, {}, result);
+  if (!planned.ok) throw new Error(planned.problem);
+  writeFileSync(coldHostFile, JSON.stringify(coldHostTexts(planned.plan, rules)));
+}
+process.stdout.write(JSON.stringify({ rules, loadMs: t1 - t0, compileMs: t2 - t1, maxRssMB }));
