@@ -58,7 +58,7 @@ export interface CompileResult {
    */
   readonly text: string;
   /** The UTF-8 bytes of `text`, known without making it. */
-  bytes: number;
+  readonly bytes: number;
   diagnostics: Diagnostic[];
   statuses: ResourceStatus[];
 }
@@ -161,7 +161,7 @@ async function versionOf(body: Omit<RouteTable, "version">, digest: TextDigest):
   });
   feed();
   const version = (await digest.hex()).slice(0, 20);
-  // The table's text is the body's with the version as its last field ("version" sorts after the others).
+  // The table's text is the body's with one field more, wherever "version" sorts: its name, value and a comma.
   return { version, bytes: bytes + utf8Length(`,"version":${JSON.stringify(version)}`) };
 }
 

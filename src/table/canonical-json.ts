@@ -43,31 +43,41 @@ export function canonicalJson(value: unknown): string {
 /** What JSON leaves out of an object and writes as null in an array. */
 const unwritten = (value: unknown) => value === undefined || typeof value === "function" || typeof value === "symbol";
 
+/** An array, or an object of plain data (no prototype but Object's, no toJSON): what JSON writes field by field. */
+const opens = (value: object) =>
+  Array.isArray(value) ||
+  ((Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null) &&
+    typeof (value as { toJSON?: unknown }).toJSON !== "function");
+
 /**
- * canonicalJson(value), given to `write` a piece at a time and never whole: objects and arrays are opened `depth`
- * levels down (a table's rules and matches, one at a time), and what is below is one piece. The table's whole
- * text is only ever hashed and measured when it is stored in shards; written whole it cost its size twice over
- * (36 MB at 100,000 routes, and as much again for the pieces JSON.stringify joins).
+ * canonicalJson(value), given to `write` a piece at a time and never whole: arrays and plain objects are opened
+ * `depth` levels down (a table's rules and matches, one at a time), and what is below is one piece. The compiler
+ * hashes and measures a table's text so: made whole, the text of a 100,000-route table took 36 MB, and as much
+ * again for the pieces JSON.stringify joins, though a table stored in shards is never stored whole.
  */
 export function writeCanonicalJson(value: unknown, write: (piece: string) => void, depth = 2): void {
-  if (depth === 0 || typeof value !== "object" || value === null) {
+  if (depth === 0 || typeof value !== "object" || value === null || !opens(value)) {
     write(canonicalJson(value));
     return;
   }
   if (Array.isArray(value)) {
     write("[");
-    value.forEach((item, i) => {
+    // Indexed, not forEach: a hole is written as null, as JSON does.
+    for (let i = 0; i < value.length; i++) {
       if (i > 0) write(",");
-      if (unwritten(item)) write("null");
-      else writeCanonicalJson(item, write, depth - 1);
-    });
+      if (unwritten(value[i])) write("null");
+      else writeCanonicalJson(value[i], write, depth - 1);
+    }
     write("]");
     return;
   }
+  // The fields in the order canonicalJson writes them: sorted, except that JavaScript lists integer-like keys
+  // ("9", "10": cluster names may be numbers) first, in numeric order, in the object it writes.
+  const ordered = sortedFields("", value) as Record<string, unknown>;
   write("{");
   let first = true;
-  for (const key of keysInOrder(value) ?? Object.keys(value)) {
-    const field = (value as Record<string, unknown>)[key];
+  for (const key of Object.keys(ordered)) {
+    const field = ordered[key];
     if (unwritten(field)) continue;
     write(`${first ? "" : ","}${JSON.stringify(key)}:`);
     first = false;

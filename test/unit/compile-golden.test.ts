@@ -139,11 +139,19 @@ describe("compile golden fixtures", () => {
   });
 
   it("writes canonical JSON a piece at a time: the same text at every depth it opens objects and arrays to", ({ expect }) => {
+    const sparse = [1, 2, 3];
+    delete sparse[1];
     const value = {
-      z: [1, undefined, () => 1, { d: 2, c: undefined, b: [] }, [[{}]]],
+      z: [1, undefined, () => 1, { d: 2, c: undefined, b: [] }, [[{}]], sparse],
       a: "x",
       m: { y: null, x: "ü中😀 \ud83d lone", skipped: undefined },
       e: {},
+      // Cluster names may be numbers: JavaScript lists integer-like keys first, in numeric order.
+      clusters: { b: 1, "10": { "9": 1, "10": 2, a: 3 }, "9": 4 },
+      // What JSON writes otherwise than field by field.
+      when: new Date(0),
+      custom: { toJSON: () => "custom", hidden: 1 },
+      boxed: [new String("s"), new Number(1)],
     };
     for (const depth of [0, 1, 2, 3, 6]) {
       const pieces: string[] = [];

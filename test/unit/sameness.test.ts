@@ -144,6 +144,41 @@ describe("the same manifests in every cluster (namespace sameness)", () => {
     expect(Object.keys(table.backends)).toEqual(["Service/east/shop/web:8080"]);
   });
 
+  it("orders routes by their first copy that attaches: a copy its cluster has no Gateway for does not move the route", async ({
+    expect,
+  }) => {
+    const route = (name: string, gateway: string) => `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: ${name}, namespace: shop }
+spec:
+  parentRefs: [{ name: ${gateway} }]
+  rules: [{ backendRefs: [{ name: web, port: 8080 }] }]
+`;
+    const gateway = (name: string) => `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: { name: ${name}, namespace: shop }
+spec:
+  gatewayClassName: kedge
+  listeners: [{ name: http, protocol: HTTP, port: 80, hostname: ${name}.example.com }]
+`;
+    const backend = yamlDocs(service("web", "shop"), endpointSlice({ service: "web", name: "web-1", namespace: "shop", port: 1001 }));
+    const { table, statuses, diagnostics } = await compileYaml(EDGE, {
+      // East reads route a first, but has no Gateway "other": its copy of a is told and left out.
+      east: yamlDocs(gateway("gw"), route("a", "other"), route("b", "gw"), backend),
+      west: yamlDocs(gateway("other"), route("a", "other"), backend),
+    });
+    expect(table.rules.map((r) => r.id)).toEqual(["east/shop/b/rule/0", "west/shop/a/rule/0"]);
+    expect(statuses.filter((s) => s.object.kind === "HTTPRoute").map((s) => `${s.object.cluster}/${s.object.name}`)).toEqual([
+      "east/b",
+      "west/a",
+    ]);
+    expect(diagnostics.filter((d) => d.reason === "NoMatchingParent").map((d) => [d.object.cluster, d.object.name, d.severity])).toEqual([
+      ["east", "a", "warning"],
+    ]);
+  });
+
   it("the report says which clusters a merged route and its backends draw from", async ({ expect }) => {
     const result = await compileYaml(EDGE, { east: shop(1001), west: shop(2001) });
     const report = formatReport({ ...result, skipped: [], clusters: ["east", "west", "south"] });
@@ -191,5 +226,20 @@ describe("copiesOfEach", () => {
       ["west:example.com/v1/a/web"],
       ["west:gateway.networking.k8s.io/v1/b/api"],
     ]);
+  });
+
+  it("puts a group where its first leading copy was read, else where its first copy was", ({ expect }) => {
+    const objects = [
+      object("east", "v1", "Service", "a", "web"),
+      object("east", "v1", "Service", "a", "api"),
+      object("west", "v1", "Service", "a", "web"),
+      object("east", "v1", "Service", "a", "db"),
+      object("west", "v1", "Service", "a", "db"),
+    ];
+    // Only west's copies lead: web moves to where west's copy was read; api has none that leads and stays.
+    const groups = [...copiesOfEach(objects, (m) => m.cluster === "west")].map((copies) =>
+      copies.map((m) => `${m.cluster}/${m.metadata.name}`),
+    );
+    expect(groups).toEqual([["east/api"], ["east/web", "west/web"], ["east/db", "west/db"]]);
   });
 });

@@ -49,4 +49,16 @@ describe("the version hash in pieces", () => {
     expect(inPieces.table.version).toBe((await sha256Hex(body)).slice(0, 20));
     expect(inPieces.bytes).toBe(Buffer.byteLength(inPieces.text, "utf8"));
   });
+
+  it("hashes the text as stored when cluster names are numbers (JavaScript lists such keys first)", async ({ expect }) => {
+    const edge = EDGE.replace("clusters: [{ name: east }]", 'clusters: [{ name: "9" }, { name: "10" }]');
+    const clusters = {
+      "9": gatewayAndRoute({ namespace: "shop", rules: "    - {}" }),
+      "10": gatewayAndRoute({ namespace: "shop", rules: "    - {}" }),
+    };
+    const result = await compileYaml(edge, clusters, { digest: nodeSha256 });
+    expect(result.text).toContain('"clusters":{"9":');
+    const body = result.text.replace(/,"version":"[0-9a-f]{20}"}$/, "}");
+    expect(result.table.version).toBe((await sha256Hex(body)).slice(0, 20));
+  });
 });

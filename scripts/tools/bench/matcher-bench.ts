@@ -148,15 +148,17 @@ export interface ColdHostTexts {
   routes: number;
   shards: number;
   root: string;
-  shard: string;
+  /** The host, its shard's place in the table's shards, and that shard's text. */
   host: string;
+  index: number;
+  shard: string;
 }
 
 export function coldHostTexts({ root, shards }: StoragePlan, routes: number): ColdHostTexts {
   if (!isSharded(root.value)) throw new Error(`${routes} routes fit one value; nothing to shard`);
-  const largest = shards.reduce((a, b) => (b.text.length > a.text.length ? b : a));
-  const host = Object.keys(largest.value.hosts.HTTP!.exact)[0]!;
-  return { routes, shards: shards.length, root: root.text, shard: largest.text, host };
+  const index = shards.reduce((best, s, i) => (s.text.length > shards[best]!.text.length ? i : best), 0);
+  const host = Object.keys(shards[index]!.value.hosts.HTTP!.exact)[0]!;
+  return { routes, shards: shards.length, root: root.text, host, index, shard: shards[index]!.text };
 }
 
 /**
@@ -174,7 +176,7 @@ export function timeColdHost(texts: ColdHostTexts): ShardedLoadFigure {
     const directories = prepareDirectories(parsed.value);
     if (i >= 0) rootTimes.push(performance.now() - t);
     t = performance.now();
-    if (shardFor(directories, "HTTP", texts.host) === undefined) throw new Error(`no shard holds ${texts.host}`);
+    if (shardFor(directories, "HTTP", texts.host) !== texts.index) throw new Error(`the root does not send ${texts.host} to its shard`);
     const shard = parseRouteTable(JSON.parse(texts.shard));
     if (!shard.ok) throw new Error(shard.reason);
     prepareTable(shard.value);

@@ -18,7 +18,8 @@ const t2 = performance.now();
 // Read before planning: the storage plan is not part of the compile.
 const maxRssMB = process.resourceUsage().maxRSS / 1024;
 const rules = result.table.rules.length;
-const coldHostFile = process.argv.indexOf("--cold-host") > 0 ? process.argv[process.argv.indexOf("--cold-host") + 1] : undefined;
+const flag = process.argv.indexOf("--cold-host");
+const coldHostFile = flag > 0 ? process.argv[flag + 1] : undefined;
 if (coldHostFile) {
   const planned = planStorage(result.table, {}, result);
   if (!planned.ok) throw new Error(planned.problem);

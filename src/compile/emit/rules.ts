@@ -11,8 +11,8 @@ import { kept } from "../kept";
 
 /**
  * A served route as the reports see it once its rules are in the table: the route, the clusters it stands for,
- * where it attached, and the table's rules it made (its first port's copies: every port's send to the same
- * backends). Its draft is let go.
+ * where it attached, and the table's rules it made (its first port's copies: every port's copies send to the
+ * same backends). Its draft is let go.
  */
 export interface ServedRoute {
   manifest: Manifest;

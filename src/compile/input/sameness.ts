@@ -37,20 +37,21 @@ export function byAge(clusterOrder: Map<string, number>): (a: Manifest, b: Manif
 }
 
 /**
- * The copies of each object across clusters: `objects` grouped by identity, groups in the order their first copy
- * was read in, copies in read order.
+ * The copies of each object across clusters: `objects` grouped by identity, copies in read order, each group
+ * where its first copy that `leads` was read (its first copy, when none does).
  */
-export function* copiesOfEach(objects: Manifest[]): Generator<Manifest[]> {
+export function* copiesOfEach(objects: Manifest[], leads: (m: Manifest) => boolean = () => true): Generator<Manifest[]> {
   const scopeOf = (m: Manifest) => `${apiGroup(m.apiVersion)}\u0000${m.kind}\u0000${m.metadata.namespace}`;
   const byName = new NamedMap<Manifest[]>();
   for (const m of objects) {
-    const copies = byName.get(scopeOf(m), m.metadata.name);
+    const scope = scopeOf(m);
+    const copies = byName.get(scope, m.metadata.name);
     if (copies) copies.push(m);
-    else byName.set(scopeOf(m), m.metadata.name, [m]);
+    else byName.set(scope, m.metadata.name, [m]);
   }
   for (const m of objects) {
     const copies = byName.get(scopeOf(m), m.metadata.name)!;
-    if (copies[0] === m) yield copies;
+    if (m === (copies.length === 1 ? m : (copies.find(leads) ?? copies[0]))) yield copies;
   }
 }
 

@@ -195,6 +195,22 @@ interface ParentOutcome {
   condition: Condition;
 }
 
+/** The listeners, in the route's cluster, of the Gateway (or ListenerSet) a parentRef names: none when this edge serves no such parent. */
+function parentListeners(route: Manifest, parent: ParentReference, listeners: EdgeListener[]): EdgeListener[] {
+  const namespace = parent.namespace ?? route.metadata.namespace;
+  const toSet = isListenerSetRef(parent.group, parent.kind);
+  // A Gateway's own listeners, or a ListenerSet's: a route names one or the other as its parent.
+  const owner = (l: EdgeListener) => (toSet ? l.listenerSet?.[0] : l.listenerSet ? undefined : l.gateway);
+  return listeners.filter((l) => {
+    const o = owner(l);
+    return o !== undefined && l.clusters.includes(route.cluster) && o.metadata.namespace === namespace && o.metadata.name === parent.name;
+  });
+}
+
+/** Whether a copy of a route names a Gateway (or ListenerSet) this edge serves in its cluster: it attaches, or is told why not. */
+const namesOwnParent = (route: Manifest, listeners: EdgeListener[]): boolean =>
+  gatewayParents(route).some((p) => parentListeners(route, p, listeners).length > 0);
+
 function attachToParent(route: Manifest, parent: ParentReference, hostnames: string[], listeners: EdgeListener[]): ParentOutcome | null {
   const namespace = parent.namespace ?? route.metadata.namespace;
   const { name, sectionName: section, port } = parent;
@@ -206,12 +222,7 @@ function attachToParent(route: Manifest, parent: ParentReference, hostnames: str
     sectionName: section,
     port,
   };
-  // A Gateway's own listeners, or a ListenerSet's: a route names one or the other as its parent.
-  const owner = (l: EdgeListener) => (toSet ? l.listenerSet?.[0] : l.listenerSet ? undefined : l.gateway);
-  const ofGateway = listeners.filter((l) => {
-    const o = owner(l);
-    return o !== undefined && l.clusters.includes(route.cluster) && o.metadata.namespace === namespace && o.metadata.name === name;
-  });
+  const ofGateway = parentListeners(route, parent, listeners);
   if (ofGateway.length === 0) return null; // not a Gateway (or ListenerSet) this edge serves
   const named = ofGateway.filter(
     (l) => isServed(l) && (section === undefined || l.name === section) && (port === undefined || l.port === port),
@@ -399,7 +410,9 @@ export function* compileHTTPRoutes(
   report: CompileReport,
   othersRoutes: ReadonlySet<string>,
 ): Generator<RouteDraft> {
-  for (const copies of copiesOfEach(ctx.index.all("HTTPRoute"))) {
+  // In the order of each route's first copy that attaches: the table's rules follow it.
+  const attaches = (route: Manifest) => namesOwnParent(route, listeners);
+  for (const copies of copiesOfEach(ctx.index.all("HTTPRoute"), attaches)) {
     const attached = attachCopies(copies, listeners, report, othersRoutes);
     if (attached.length === 0) continue;
     const route = compileRoute(ctx, attached, clusterOrder, report);
