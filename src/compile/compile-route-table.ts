@@ -224,10 +224,14 @@ function compileBody(edge: EdgeConfig, manifests: Manifest[], report: CompileRep
   reportListenerSets(listeners, sets.rejected, report);
   reportUnservedRoutes(index, listeners, report);
   reportGatewayClass(index, edge.gatewayClassName, report);
-  const ancestors = new BackendAncestors(routes, ctx.backends, ctx.composites);
-  for (const xb of ctx.xbackends.manifests)
-    report.setAncestors(xb, ancestors.of(xb.cluster, [backendKey({ ...xb.metadata, cluster: xb.cluster, kind: "XBackend" })]));
-  for (const [policy, keys] of ctx.policies.targetsOf) report.setAncestors(policy, ancestors.of(policy.cluster, keys));
+  // The Gateways each backend is used through: what XBackends and backend policies report (a walk over every
+  // served route's backends that a config without either needs not take).
+  if (ctx.xbackends.manifests.length > 0 || ctx.policies.targetsOf.size > 0) {
+    const ancestors = new BackendAncestors(routes, ctx.backends, ctx.composites);
+    for (const xb of ctx.xbackends.manifests)
+      report.setAncestors(xb, ancestors.of(xb.cluster, [backendKey({ ...xb.metadata, cluster: xb.cluster, kind: "XBackend" })]));
+    for (const [policy, keys] of ctx.policies.targetsOf) report.setAncestors(policy, ancestors.of(policy.cluster, keys));
+  }
   reportForeignPolicies(
     others,
     () => servedObjects(served, routes, Object.values(backends), ctx.composites),

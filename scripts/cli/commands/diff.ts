@@ -81,7 +81,8 @@ export function diffWithServed(
         : undefined;
     if (syncWouldRefuse) io.note(`a sync would refuse this: ${syncWouldRefuse}`);
     if (checked.refusal) return refusedOutcome(checked, checked.refusal, io);
-    const diff = await store.use(async (kv) => diffTables(await readCurrentTable(kv, loaded.edge.name), checked.result.table));
+    const { table } = checked.result;
+    const diff = await store.use(async (kv) => diffTables(await readCurrentTable(kv, loaded.edge.name, table), table));
     const unchanged = diff.from === diff.to;
     return {
       code: unchanged ? EXIT.OK : changedCode,

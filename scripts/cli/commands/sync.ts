@@ -127,7 +127,7 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
     let current: RouteTable | null | undefined;
     if (!options.force) {
       // Compared with what the edge serves before anything is written: most of it gone needs --force.
-      current = await store.use((kv) => readCurrentTable(kv, name));
+      current = await store.use((kv) => readCurrentTable(kv, name, checked.result.table));
       const drop = current && current.version !== checked.result.table.version ? largeDrop(current, checked.result.table) : null;
       if (drop) {
         io.note(`${drop} (pass --force to push it)`);
