@@ -6,6 +6,8 @@ describe("utf8Length", () => {
     const texts = [
       "",
       "plain ascii /api/v1",
+      // Counted from the first code unit that is not ASCII: one late in a long text.
+      `${"a".repeat(1000)}é${"b".repeat(10)}😀`,
       "é ß ÿ Ā",
       "€ 中文 ﷽",
       "😀 pairs 𝄞",
