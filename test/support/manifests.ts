@@ -11,12 +11,12 @@ export interface GatewayAndRouteOptions {
   rules: string;
 }
 
-/** kedge.yaml for table `name` with one cluster, c1, and nothing else set. */
-export function edgeConfig(name: string): string {
+/** kedge.yaml for table `name` with these clusters (one, c1, unless given; a YAML flow list) and nothing else set. */
+export function edgeConfig(name: string, clusters = "[{ name: c1 }]"): string {
   return `apiVersion: kedge.dev/v1alpha1
 kind: EdgeConfig
 metadata: { name: ${name} }
-spec: { gatewayClassName: kedge, clusters: [{ name: c1 }] }
+spec: { gatewayClassName: kedge, clusters: ${clusters} }
 `;
 }
 

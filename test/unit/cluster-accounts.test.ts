@@ -6,16 +6,9 @@
 import { describe, it } from "vitest";
 import { formatReport } from "../../scripts/report/report";
 import { compileYaml } from "../support/compile-fixture";
-import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
+import { edgeConfig, endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 
-const EDGE = `
-apiVersion: kedge.dev/v1alpha1
-kind: EdgeConfig
-metadata: { name: t }
-spec:
-  gatewayClassName: kedge
-  clusters: [{ name: us }, { name: eu }, { name: ap }]
-`;
+const EDGE = edgeConfig("t", "[{ name: us }, { name: eu }, { name: ap }]");
 const RULES = "    - backendRefs: [{ name: web, port: 8080 }]";
 const routeAndService = yamlDocs(
   gatewayAndRoute({ namespace: "shop", hostname: "shop.example.com", rules: RULES }),

@@ -3,16 +3,9 @@ import { copiesOfEach, firstDifference } from "../../src/compile/input/sameness"
 import type { Manifest } from "../../src/gateway-api/manifest";
 import { formatReport } from "../../scripts/report/report";
 import { compileYaml } from "../support/compile-fixture";
-import { endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
+import { edgeConfig, endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 
-const EDGE = `
-apiVersion: kedge.dev/v1alpha1
-kind: EdgeConfig
-metadata: { name: t }
-spec:
-  gatewayClassName: kedge
-  clusters: [{ name: east, weight: 2 }, { name: west }, { name: south }]
-`;
+const EDGE = edgeConfig("t", "[{ name: east, weight: 2 }, { name: west }, { name: south }]");
 
 /** The same Gateway, route and Service in a cluster, with one endpoint on `port`. */
 function shop(port: number, rules = "    - backendRefs: [{ name: web, port: 8080 }]", created?: string): string {

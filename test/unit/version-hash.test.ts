@@ -7,16 +7,9 @@ import { describe, it } from "vitest";
 import { nodeSha256 } from "../../scripts/config/compile-loaded";
 import { sha256Hex } from "../../src/table/canonical-json";
 import { compileYaml } from "../support/compile-fixture";
-import { gatewayAndRoute } from "../support/manifests";
+import { edgeConfig, gatewayAndRoute } from "../support/manifests";
 
-const EDGE = `
-apiVersion: kedge.dev/v1alpha1
-kind: EdgeConfig
-metadata: { name: t }
-spec:
-  gatewayClassName: kedge
-  clusters: [{ name: east }]
-`;
+const EDGE = edgeConfig("t", "[{ name: east }]");
 
 /** 1,000 routes, each setting a header whose value is 2-, 3- and 4-byte UTF-8 (an emoji is a surrogate pair). */
 const routes = Array.from(
@@ -51,7 +44,7 @@ describe("the version hash in pieces", () => {
   });
 
   it("hashes the text as stored when cluster names are numbers (JavaScript lists such keys first)", async ({ expect }) => {
-    const edge = EDGE.replace("clusters: [{ name: east }]", 'clusters: [{ name: "9" }, { name: "10" }]');
+    const edge = edgeConfig("t", '[{ name: "9" }, { name: "10" }]');
     const clusters = {
       "9": gatewayAndRoute({ namespace: "shop", rules: "    - {}" }),
       "10": gatewayAndRoute({ namespace: "shop", rules: "    - {}" }),
