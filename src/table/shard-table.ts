@@ -163,7 +163,7 @@ class ShardBuilder {
 
 /** JSON sizes of a table's parts, measured once each. */
 class PartSizes {
-  /** By index, 0 until measured (no part's JSON is empty): a map of 100k numbers each took 4 MB and its regrowth. */
+  /** By index, 0 until measured (no part's JSON is empty): an array of numbers, not a map entry per match and rule. */
   private readonly matches: Int32Array;
   private readonly rules: Int32Array;
   private readonly backends = new Map<string, number>();

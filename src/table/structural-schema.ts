@@ -181,9 +181,9 @@ const shown = (v: unknown): string => (typeof v === "object" && v !== null ? typ
 
 /**
  * Appends every problem of `value` against `schema` (at `path`) to `problems`. Most values have none: that is
- * found first by `firstProblem`, which allocates nothing, and only a value with a problem is walked again to
- * name each (the walk that names them builds a path per field: 100,000 routes ran 60 young-generation collections in the
- * schema stage, now 19).
+ * found first by `firstProblem`, which allocates nothing, and only a value with a problem is walked again to name
+ * each (the walk that names them builds a path per field: 100,000 routes ran 60 young-generation collections in
+ * the schema stage, now 19).
  */
 export function validate(value: unknown, schema: Schema, path: FieldPath, problems: SchemaProblem[]): void {
   if (firstProblem(value, schema, true) === null) return;

@@ -19,9 +19,11 @@ export interface SameObject {
   differing: { copy: Manifest; field: string }[];
 }
 
+/** What an object's identity holds besides its name: its API group, kind and namespace. */
+const sameObjectScope = (m: Manifest): string => `${apiGroup(m.apiVersion)}\u0000${m.kind}\u0000${m.metadata.namespace}`;
+
 /** An object's identity across clusters (namespace sameness): its API group, kind, namespace and name. */
-export const sameObjectKey = (m: Manifest): string =>
-  `${apiGroup(m.apiVersion)}\u0000${m.kind}\u0000${m.metadata.namespace}\u0000${m.metadata.name}`;
+export const sameObjectKey = (m: Manifest): string => `${sameObjectScope(m)}\u0000${m.metadata.name}`;
 
 /**
  * Oldest first: creationTimestamp (a copy without one after those with one), then the edge's cluster order.
@@ -41,16 +43,15 @@ export function byAge(clusterOrder: Map<string, number>): (a: Manifest, b: Manif
  * where its first copy that `leads` was read (its first copy, when none does).
  */
 export function* copiesOfEach(objects: Manifest[], leads: (m: Manifest) => boolean = () => true): Generator<Manifest[]> {
-  const scopeOf = (m: Manifest) => `${apiGroup(m.apiVersion)}\u0000${m.kind}\u0000${m.metadata.namespace}`;
   const byName = new NamedMap<Manifest[]>();
   for (const m of objects) {
-    const scope = scopeOf(m);
+    const scope = sameObjectScope(m);
     const copies = byName.get(scope, m.metadata.name);
     if (copies) copies.push(m);
     else byName.set(scope, m.metadata.name, [m]);
   }
   for (const m of objects) {
-    const copies = byName.get(scopeOf(m), m.metadata.name)!;
+    const copies = byName.get(sameObjectScope(m), m.metadata.name)!;
     if (m === (copies.length === 1 ? m : (copies.find(leads) ?? copies[0]))) yield copies;
   }
 }
