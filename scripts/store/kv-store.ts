@@ -20,6 +20,12 @@ export interface KvStore {
   deleteMany(keys: string[]): Promise<void>;
   /** Reads several values, in the order of `keys` (null for a missing key). */
   getMany(keys: string[]): Promise<(string | null)[]>;
+  /**
+   * The hex SHA-256 of each value's UTF-8 bytes as stored, in the order of `keys` (null for a missing key): read
+   * where the values are, so a caller checking what it wrote does not receive every value again. Absent where the
+   * store cannot (remote KV: the values are read back).
+   */
+  digestMany?(keys: string[]): Promise<(string | null)[]>;
   /** The keys that start with `prefix`, in key order. */
   list(prefix: string): Promise<string[]>;
   /** Releases whatever the store holds open. */

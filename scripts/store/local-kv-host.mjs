@@ -3,15 +3,16 @@
  * @module Local KV host: a process of its own, started by `openLocalKv` (local-kv.ts) with an IPC channel.
  * It loads Miniflare, serves the KV namespace persisted under `<persist-to>/v3` (where
  * `wrangler dev --persist-to` reads it), sends `{ ready: true }`, then answers `{ id, op, key, value? }`
- * messages with `{ id, value? }` or `{ id, error }` (a `list` op's key is the prefix; its value the keys as JSON). It runs until the channel closes: when the sync is
- * done with it, or when the sync's process dies. It never outlives the sync.
+ * messages with `{ id, value? }` or `{ id, error }`. A `list` op's key is the prefix, its value the keys as JSON; a
+ * `digest` op's value is the hex SHA-256 of the stored value's bytes. It runs until the channel closes: when the
+ * sync is done with it, or when the sync's process dies. It never outlives the sync.
  *
  * Why a process: loading Miniflare and starting workerd take about a second, mostly on the thread that
  * loads it. Here that second runs on another core while the sync reads and compiles the config. Why IPC:
  * the sync needs no HTTP client (loading fetch costs it about 60 ms) and nothing listens for it on a
  * port. Why plain JavaScript: it starts with bare `node` (no TypeScript loader to start first).
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { request } from "node:http";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
@@ -53,7 +54,7 @@ const KV_OVER_HTTP = `export default {
   },
 };`;
 
-/** @typedef {{ id: number, op: "get" | "put" | "delete" | "list", key: string, value?: string }} KvRequest */
+/** @typedef {{ id: number, op: "get" | "put" | "delete" | "list" | "digest", key: string, value?: string }} KvRequest */
 
 /**
  * One request to the KV Worker, with node:http rather than fetch: fetch's HTTP parser is WebAssembly,
@@ -62,7 +63,7 @@ const KV_OVER_HTTP = `export default {
  * @param {string} method
  * @param {string} token
  * @param {string | undefined} body
- * @returns {Promise<{ status: number, text: string }>}
+ * @returns {Promise<{ status: number, body: Buffer }>}
  */
 function call(url, method, token, body) {
   return new Promise((resolve, reject) => {
@@ -70,7 +71,7 @@ function call(url, method, token, body) {
       /** @type {Buffer[]} */
       const chunks = [];
       response.on("data", (chunk) => chunks.push(chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
       response.on("error", reject);
     });
     sent.on("error", reject);
@@ -125,16 +126,17 @@ async function serve(persistTo, namespaceId) {
   });
   started = mf;
   const url = await mf.ready;
-  const method = { get: "GET", put: "PUT", delete: "DELETE", list: "GET" };
+  const method = { get: "GET", put: "PUT", delete: "DELETE", list: "GET", digest: "GET" };
 
   /** @param {KvRequest} request */
   async function answer({ id, op, key, value }) {
     try {
       const query = op === "list" ? `?prefix=${encodeURIComponent(key)}` : `?key=${encodeURIComponent(key)}`;
-      const { status, text } = await call(new URL(query, url), method[op], token, value);
+      const { status, body } = await call(new URL(query, url), method[op], token, value);
       if (status === 404) send({ id, value: null });
-      else if (status < 200 || status > 299) send({ id, error: `${status} ${text}` });
-      else send({ id, value: op === "get" || op === "list" ? text : undefined });
+      else if (status < 200 || status > 299) send({ id, error: `${status} ${body.toString("utf8")}` });
+      else if (op === "digest") send({ id, value: createHash("sha256").update(body).digest("hex") });
+      else send({ id, value: op === "get" || op === "list" ? body.toString("utf8") : undefined });
     } catch (error) {
       send({ id, error: error instanceof Error ? error.message : String(error) });
     }

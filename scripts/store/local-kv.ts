@@ -16,8 +16,13 @@ import { list, str } from "../../src/table/structural-schema";
 const HOST = fileURLToPath(new URL("./local-kv-host.mjs", import.meta.url));
 /** How long close() lets the host wind down (dispose workerd, exit) before killing it. */
 export const CLOSE_GRACE_MS = 10_000;
+/**
+ * Writes in flight at once: workerd stores one value while the host sends it the next. A first push of 100k
+ * routes (36 shards) wrote them in 0.64-0.70 s one by one, 0.40-0.47 s four at a time.
+ */
+const WRITE_LANES = 4;
 
-type Op = "get" | "put" | "delete" | "list";
+type Op = "get" | "put" | "delete" | "list" | "digest";
 type HostMessage = { ready: true } | { id: number; value?: string | null; error?: string };
 
 /**
@@ -36,6 +41,9 @@ export async function openLocalKv(persistTo: string, namespaceId: string, abando
   const miniflare = resolvePeer("miniflare", "local state (--local)");
   const host = spawn(process.execPath, [HOST, resolve(persistTo), namespaceId, miniflare], {
     stdio: ["ignore", "pipe", "pipe", "ipc"],
+    // Values cross as V8 serialises them, not as JSON with every quote of a table's text escaped: reading
+    // back 36 shards took 0.33-0.35 s as JSON, 0.20-0.25 s so.
+    serialization: "advanced",
     env: hostEnv(),
     // A process group of its own, shared with the workerd Miniflare starts, so that both can be ended
     // together should the host not end its workerd itself (killed, or stuck).
@@ -128,6 +136,22 @@ export async function openLocalKv(persistTo: string, namespaceId: string, abando
     put,
     delete: remove,
     ...oneByOne({ get, put, delete: remove }),
+    async putMany(entries) {
+      let next = 0;
+      let failed = false;
+      const lane = async () => {
+        // A failed write stops every lane: nothing more is started once the push is known to fail.
+        while (next < entries.length && !failed) {
+          const [key, value] = entries[next++]!;
+          await put(key, value).catch((error: unknown) => {
+            failed = true;
+            throw error;
+          });
+        }
+      };
+      await Promise.all(Array.from({ length: WRITE_LANES }, lane));
+    },
+    digestMany: (keys) => Promise.all(keys.map((key) => call("digest", key))),
     async list(prefix) {
       return jsonOf((await call("list", prefix)) ?? "[]", list(str()), "the local KV host's key list");
     },

@@ -7,6 +7,7 @@
  * A push with `canary` writes the pointer naming both versions: the current one stays, the new one gets the
  * canary's share until the edge (or `kedge promote`/`rollback`) ends it; any push ends a canary in progress.
  */
+import { createHash } from "node:crypto";
 import { joinShards, type StoragePlan } from "../../src/table/shard-table";
 import { HISTORY_LIMIT, KV_KEYS } from "../../src/table/kv-keys";
 import { parseRouteTable, parseStoredTable, parseTableHistory, parseTablePointer } from "../../src/table/parse-route-table";
@@ -204,17 +205,31 @@ export async function readCurrentTable(kv: KvStore, name: string, known?: RouteT
   return known?.version === pointer.version ? known : readTable(kv, name, pointer.version);
 }
 
-/** Writes values (in bulk) and reads them back: what KV returns must be exactly what was written. */
+/** Values read back at a time: remote KV reads this many in one wrangler process. */
+const READ_BACK_KEYS = 10;
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/**
+ * Writes values (in bulk) and reads them back: what KV returns must be exactly what was written. A store that can
+ * tells each value's digest instead: local state's 36 shards of a 100k-route table read back as texts were 36 MB
+ * more at the end of a first push, its peak.
+ */
 async function putVerified(kv: KvStore, entries: [key: string, text: string][]): Promise<void> {
   await kv.putMany(entries);
-  const readBack = await kv.getMany(entries.map(([key]) => key));
-  entries.forEach(([key, text], i) => {
-    if (readBack[i] !== text)
+  for (let at = 0; at < entries.length; at += READ_BACK_KEYS) {
+    const round = entries.slice(at, at + READ_BACK_KEYS);
+    const keys = round.map(([key]) => key);
+    const matches = kv.digestMany
+      ? (await kv.digestMany(keys)).map((digest, i) => digest === sha256(round[i]![1]))
+      : (await kv.getMany(keys)).map((text, i) => text === round[i]![1]);
+    const differs = matches.indexOf(false);
+    if (differs >= 0)
       throw new StorageError(
-        `read-back of ${key} differs from what was written; the pointer was not moved`,
+        `read-back of ${keys[differs]} differs from what was written; the pointer was not moved`,
         "another writer may be writing the same keys, or the store lost the write: run the sync again",
       );
-  });
+  }
 }
 
 /**

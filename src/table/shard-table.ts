@@ -5,7 +5,7 @@
  * host key. Hosts are packed in name order until a shard reaches the shard size, so equal configs give
  * equal shards. `joinShards` puts them back together (for --dry-run's diff against a sharded table).
  */
-import { canonicalJson } from "./canonical-json";
+import { canonicalJson, canonicalJsonByParts } from "./canonical-json";
 import { utf8Length } from "./utf8-length";
 import { DEFAULT_SHARD_BYTES, KV_VALUE_LIMIT_BYTES } from "./kv-keys";
 import {
@@ -161,38 +161,51 @@ class ShardBuilder {
   }
 }
 
-/** JSON sizes of a table's parts, measured once each. */
+/**
+ * The JSON length (in UTF-16 code units) of each match and rule of a table, by index; 0 where not known yet (no
+ * part's JSON is empty). An array of numbers, not a map entry per match and rule.
+ */
+export interface PartLengths {
+  matches: Int32Array;
+  rules: Int32Array;
+}
+
+/** JSON sizes of a table's parts (each with the comma after it), measured once each unless known already. */
 class PartSizes {
-  /** By index, 0 until measured (no part's JSON is empty): an array of numbers, not a map entry per match and rule. */
-  private readonly matches: Int32Array;
-  private readonly rules: Int32Array;
+  private readonly lengths: PartLengths;
   private readonly backends = new Map<string, number>();
 
-  constructor(readonly table: RouteTable) {
-    this.matches = new Int32Array(table.matches.length);
-    this.rules = new Int32Array(table.rules.length);
+  constructor(
+    readonly table: RouteTable,
+    known?: PartLengths,
+  ) {
+    this.lengths = known ?? { matches: new Int32Array(table.matches.length), rules: new Int32Array(table.rules.length) };
   }
 
-  private static size = (value: unknown) => JSON.stringify(value).length + 1;
+  private static size = (value: unknown) => JSON.stringify(value).length;
 
-  match = (i: number) => (this.matches[i] ||= PartSizes.size(this.table.matches[i]));
-  rule = (i: number) => (this.rules[i] ||= PartSizes.size(this.table.rules[i]));
+  match = (i: number) => (this.lengths.matches[i] ||= PartSizes.size(this.table.matches[i])) + 1;
+  rule = (i: number) => (this.lengths.rules[i] ||= PartSizes.size(this.table.rules[i])) + 1;
   backend = (id: string) => {
     let size = this.backends.get(id);
-    if (size === undefined) this.backends.set(id, (size = PartSizes.size(this.table.backends[id])));
+    if (size === undefined) this.backends.set(id, (size = PartSizes.size(this.table.backends[id]) + 1));
     return size;
   };
 }
 
-/** A table's canonical JSON and its UTF-8 bytes; the text is read only when the table is stored whole. */
+/**
+ * A table's canonical JSON and its UTF-8 bytes; the text is read only when the table is stored whole. The compiler
+ * knows its parts' lengths too, from writing the text for its version: shards are packed by them.
+ */
 export interface WholeText {
   readonly text: string;
   readonly bytes: number;
+  readonly partLengths?: PartLengths;
 }
 
 /** The canonical JSON of a table the caller has no text of. */
 function wholeText(table: RouteTable): WholeText {
-  const text = canonicalJson(table);
+  const text = canonicalJsonByParts(table);
   return { text, bytes: utf8Length(text) };
 }
 
@@ -206,7 +219,7 @@ export function planStorage(table: RouteTable, limits: ShardLimits = {}, whole: 
   const wholeBytes = whole.bytes;
   if (wholeBytes <= shardBytes) return { ok: true, plan: { table, root: { value: table, text: whole.text }, shards: [] } };
 
-  const sizes = new PartSizes(table);
+  const sizes = new PartSizes(table, whole.partLengths);
   const base = utf8Length(canonicalJson({ ...table, hosts: {}, matches: [], rules: [], backends: {} }));
   const builders: ShardBuilder[] = [];
   let current = new ShardBuilder(sizes);
@@ -222,18 +235,26 @@ export function planStorage(table: RouteTable, limits: ShardLimits = {}, whole: 
   if (current.units.length > 0) builders.push(current);
 
   const shards: StoredText<RouteTable>[] = [];
+  const textBytes: number[] = [];
   for (const builder of builders) {
-    const value = builder.build();
-    const text = canonicalJson(value);
+    const text = canonicalJsonByParts(builder.build());
     const bytes = utf8Length(text);
     if (bytes > valueLimit) {
       const what = builder.units.length === 1 ? `${describeUnit(builder.units[0]!)} alone needs` : "one shard needs";
       return {
         ok: false,
-        problem: `table ${table.name} is ${mib(wholeBytes)}; ${what} ${mib(bytes)} (${value.rules.length} rules, ${Object.keys(value.backends).length} backends), and a Workers KV value holds at most ${mib(valueLimit)}`,
+        problem: `table ${table.name} is ${mib(wholeBytes)}; ${what} ${mib(bytes)} (${builder.rules.size} rules, ${builder.backends.size} backends), and a Workers KV value holds at most ${mib(valueLimit)}`,
       };
     }
-    shards.push({ value, text });
+    // The shard's value is built again when asked for (tests, the bench): kept, its copies of the matches would
+    // stay in memory with the texts until the push is done.
+    shards.push({
+      get value() {
+        return builder.build();
+      },
+      text,
+    });
+    textBytes.push(bytes);
   }
 
   const directory: Partial<Record<Protocol, ShardDirectory>> = {};
@@ -252,7 +273,7 @@ export function planStorage(table: RouteTable, limits: ShardLimits = {}, whole: 
     version: table.version,
     name: table.name,
     directory,
-    shards: shards.map((s, i) => ({ hosts: builders[i]!.units.length, rules: s.value.rules.length, bytes: utf8Length(s.text) })),
+    shards: builders.map((builder, i) => ({ hosts: builder.units.length, rules: builder.rules.size, bytes: textBytes[i]! })),
     ...(table.healthChecks ? { healthChecks: table.healthChecks } : {}),
   };
   const rootText = canonicalJson(root);

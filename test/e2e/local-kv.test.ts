@@ -4,6 +4,7 @@
  * own answer, and the host never outlives the store: closed, abandoned while starting, or killed.
  */
 import { execFileSync, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, it } from "vitest";
 import { CLOSE_GRACE_MS, openLocalKv } from "../../scripts/store/local-kv";
@@ -36,7 +37,9 @@ describe("local KV store (Miniflare in a host process)", () => {
   const ws = new Workspace();
   afterAll(() => ws.remove());
 
-  it("reads back exactly what it wrote, answers each of many operations in flight, and null once deleted", async ({ expect }) => {
+  it("reads back exactly what it wrote (or its digest), answers each of many operations in flight, and null once deleted", async ({
+    expect,
+  }) => {
     const kv = await openLocalKv(ws.state, NAMESPACE);
     try {
       const text = `{"note":"café ✓ — ünïcode"}\nsecond line\n`;
@@ -51,6 +54,13 @@ describe("local KV store (Miniflare in a host process)", () => {
       const keys = Array.from({ length: 24 }, (_, i) => `k${i}`);
       await Promise.all(keys.map((k) => kv.put(k, `value of ${k}`)));
       expect(await Promise.all(keys.map((k) => kv.get(k)))).toEqual(keys.map((k) => `value of ${k}`));
+
+      // Many values in bulk (written a few at a time), each told back as its UTF-8 bytes' digest, where it is.
+      const entries = Array.from({ length: 30 }, (_, i): [string, string] => [`bulk/${i}`, `${i} ✓ `.repeat(1000 + i)]);
+      await kv.putMany(entries);
+      const digests = await kv.digestMany!([...entries.map(([key]) => key), "never-written"]);
+      expect(digests).toEqual([...entries.map(([, value]) => createHash("sha256").update(value, "utf8").digest("hex")), null]);
+      expect(await kv.getMany(entries.map(([key]) => key))).toEqual(entries.map(([, value]) => value));
 
       await kv.delete("probe");
       expect(await kv.get("probe")).toBeNull();

@@ -7,6 +7,7 @@ import { describe, it } from "vitest";
 import { formatReport } from "../../scripts/report/report";
 import { compileYaml } from "../support/compile-fixture";
 import { edgeConfig, endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
+import { XBACKEND_EDGE, XBACKEND_ROUTE } from "../support/xbackend-route";
 
 const EDGE = edgeConfig("t", "[{ name: us }, { name: eu }, { name: ap }]");
 const RULES = "    - backendRefs: [{ name: web, port: 8080 }]";
@@ -60,6 +61,15 @@ describe("the capacity account", () => {
     expect(diagnostics.find((d) => d.reason === "BackendNotFound")?.message).toBe(
       "in cluster eu: Service shop/web has no endpoints the edge can use (its EndpointSlices were left out: see EndpointsDropped); this backendRef draws its endpoints from us only",
     );
+  });
+
+  it("does not warn of a cluster whose routes send only to an external backend: no cluster capacity is lost", async ({ expect }) => {
+    const external = await compileYaml(XBACKEND_EDGE, { c1: XBACKEND_ROUTE });
+    expect(external.table.clusters?.c1?.account).toEqual({ routes: 1, services: 0, endpoints: 0, readyEndpoints: 0 });
+    expect(external.diagnostics.filter((d) => d.reason === "NoTraffic")).toEqual([]);
+    // The same route sending to a Service with no endpoints in the cluster: that cluster's capacity is what is lost.
+    const internal = await compileYaml(edgeConfig("t", "[{ name: c1 }]"), { c1: routeAndService });
+    expect(internal.table.clusters?.c1?.account?.idle).toMatch(/^no Service its routes send to has endpoints/);
   });
 
   it("says a cluster of no ready endpoint, and one Disabled on purpose (a note, not a warning)", async ({ expect }) => {

@@ -8,6 +8,7 @@ import { diffTables } from "../../scripts/report/diff-tables";
 import { planOrRefuse } from "../../scripts/cli/compile-for-edge";
 import { UserError } from "../../scripts/lib/user-error";
 import { joinShards, planStorage } from "../../src/table/shard-table";
+import { canonicalJson } from "../../src/table/canonical-json";
 import { matchRequest, type RequestFacts, type RouteMatch } from "../../src/routing/match-request";
 import { prepareTable } from "../../src/routing/prepared-table";
 import { parseStoredTable } from "../../src/table/parse-route-table";
@@ -111,6 +112,23 @@ describe("storage plan", () => {
         for (const f of rule.filters) if (f.type === "RequestMirror") expect(s.value.backends[f.backend]).toBeDefined();
       }
     }
+  });
+
+  it("packs by the part lengths the compiler measured exactly as by its own, and each text is its value's canonical JSON", async ({
+    expect,
+  }) => {
+    const result = await compileYaml(EDGE_YAML, { c1: manyHostsYaml(PORTS, ROUTES) });
+    const { table, partLengths } = result;
+    // The compiler's lengths are the JSON lengths of the table's own matches and rules.
+    expect([...partLengths.matches]).toEqual(table.matches.map((m) => JSON.stringify(m).length));
+    expect([...partLengths.rules]).toEqual(table.rules.map((r) => JSON.stringify(r).length));
+    const fromCompile = planStorage(table, { shardBytes: 24 * 1024 }, result);
+    const measuredHere = planStorage(table, { shardBytes: 24 * 1024 });
+    if (!fromCompile.ok || !measuredHere.ok) throw new Error("expected both plans to fit");
+    expect(fromCompile.plan.shards.length).toBeGreaterThan(3);
+    expect(fromCompile.plan.root.text).toBe(measuredHere.plan.root.text);
+    expect(fromCompile.plan.shards.map((s) => s.text)).toEqual(measuredHere.plan.shards.map((s) => s.text));
+    for (const shard of fromCompile.plan.shards) expect(shard.text).toBe(canonicalJson(shard.value));
   });
 
   it("joins shards back into a table that differs from the whole in nothing", async ({ expect }) => {

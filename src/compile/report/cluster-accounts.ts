@@ -18,26 +18,46 @@ export const clusterObject = (cluster: string): ObjectRef => ({ cluster, kind: "
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
-/** Why a cluster that takes no new traffic takes none; undefined when it takes some (or drains on purpose). */
+/** How many objects were read from a cluster, and how many of them are HTTPRoutes. */
+interface ReadCount {
+  objects: number;
+  routes: number;
+}
+
+function readCounts(manifests: Manifest[]): Map<string, ReadCount> {
+  const counts = new Map<string, ReadCount>();
+  for (const m of manifests) {
+    let count = counts.get(m.cluster);
+    if (!count) counts.set(m.cluster, (count = { objects: 0, routes: 0 }));
+    count.objects++;
+    if (m.kind === "HTTPRoute") count.routes++;
+  }
+  return counts;
+}
+
+/**
+ * Why a cluster that takes no new traffic takes none; undefined when it takes some (or drains on purpose).
+ * `externalOnly` (its routes send only to XBackends) is asked only of a cluster with routes and no endpoints.
+ */
 function idleCause(
   c: EdgeConfig["clusters"][number],
-  read: Manifest[],
+  read: ReadCount,
   account: Omit<ClusterAccount, "idle">,
   droppedSlices: number,
-  externalOnly: boolean,
+  externalOnly: () => boolean,
 ): string | undefined {
   if (c.state === "Disabled")
     return c.staleSince
       ? `its API has not answered since ${c.staleSince}, longer than --stale-after: its endpoints are left out until it answers`
       : "it is Disabled in kedge.yaml: none of its endpoints are in the table";
-  if (read.length === 0) return "no objects were read from it (an empty folder, or an API that lists nothing kedge reads)";
+  if (read.objects === 0) return "no objects were read from it (an empty folder, or an API that lists nothing kedge reads)";
   if (account.routes === 0) {
-    const routes = read.filter((m) => m.kind === "HTTPRoute").length;
+    const routes = read.routes;
     return routes > 0
       ? `no served route has a copy in it (its ${plural(routes, "HTTPRoute")} attach to no Gateway this edge serves, or are refused)`
       : "no served route has a copy in it (it holds no HTTPRoute)";
   }
-  if (account.endpoints === 0 && !externalOnly)
+  if (account.endpoints === 0 && !externalOnly())
     return `no Service its routes send to has endpoints the edge can use${droppedSlices > 0 ? ` (${plural(droppedSlices, "EndpointSlice")} left out: see EndpointsDropped)` : ""}`;
   if (account.readyEndpoints === 0 && account.endpoints > 0) return `none of its ${plural(account.endpoints, "endpoint")} is ready`;
   return undefined;
@@ -57,6 +77,7 @@ export function accountClusters(
 ): Record<string, ClusterAccount> {
   const accounts: Record<string, ClusterAccount> = {};
   const byId = new Map(backends.map((b) => [b.id, b]));
+  const read = readCounts(manifests);
   for (const c of edge.clusters) {
     const endpoints = new Map<string, boolean>();
     const services = new Set<string>();
@@ -73,13 +94,20 @@ export function accountClusters(
       endpoints: endpoints.size,
       readyEndpoints: [...endpoints.values()].filter(Boolean).length,
     };
-    const read = manifests.filter((m) => m.cluster === c.name);
     // Routes that send only to external backends (XBackends) use no cluster's capacity: nothing is lost there.
-    const sentTo = routes
-      .filter((r) => r.clusters.includes(c.name))
-      .flatMap((r) => r.rules.flatMap((rule) => rule.backendRefs.flatMap((ref) => (ref.backend ? [byId.get(ref.backend)] : []))));
-    const externalOnly = sentTo.length > 0 && sentTo.every((b) => b?.source.kind === "XBackend");
-    const idle = idleCause(c, read, counted, new Set(droppedSlices.filter((s) => s.cluster === c.name)).size, externalOnly);
+    const externalOnly = () => {
+      const sentTo = routes
+        .filter((r) => r.clusters.includes(c.name))
+        .flatMap((r) => r.rules.flatMap((rule) => rule.backendRefs.flatMap((ref) => (ref.backend ? [byId.get(ref.backend)] : []))));
+      return sentTo.length > 0 && sentTo.every((b) => b?.source.kind === "XBackend");
+    };
+    const idle = idleCause(
+      c,
+      read.get(c.name) ?? { objects: 0, routes: 0 },
+      counted,
+      new Set(droppedSlices.filter((s) => s.cluster === c.name)).size,
+      externalOnly,
+    );
     accounts[c.name] = { ...counted, ...(idle ? { idle } : {}) };
     if (idle)
       report.tell(
