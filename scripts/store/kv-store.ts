@@ -14,8 +14,12 @@ export interface KvStore {
   get(key: string): Promise<string | null>;
   put(key: string, value: string): Promise<void>;
   delete(key: string): Promise<void>;
-  /** Writes several values: one request (or process) per batch where the store has a bulk form. */
-  putMany(entries: [key: string, value: string][]): Promise<void>;
+  /**
+   * Writes several values: one request (or process) per batch where the store has a bulk form. The entries may make
+   * their values as they are taken (a push makes each shard's text so): a store takes each as it comes to write it,
+   * unless it writes them in batches.
+   */
+  putMany(entries: Iterable<[key: string, value: string]>): Promise<void>;
   /** Deletes several keys (a missing one is no error): one request (or process) per batch where the store has a bulk form. */
   deleteMany(keys: string[]): Promise<void>;
   /** Reads several values, in the order of `keys` (null for a missing key). */

@@ -137,12 +137,14 @@ export async function openLocalKv(persistTo: string, namespaceId: string, abando
     delete: remove,
     ...oneByOne({ get, put, delete: remove }),
     async putMany(entries) {
-      let next = 0;
+      // Each lane takes the next entry when its write is done: a value made as it is taken is made while the
+      // other lanes' values are written.
+      const next = entries[Symbol.iterator]();
       let failed = false;
       const lane = async () => {
         // A failed write stops every lane: nothing more is started once the push is known to fail.
-        while (next < entries.length && !failed) {
-          const [key, value] = entries[next++]!;
+        for (let entry = next.next(); !entry.done && !failed; entry = next.next()) {
+          const [key, value] = entry.value;
           await put(key, value).catch((error: unknown) => {
             failed = true;
             throw error;

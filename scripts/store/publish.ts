@@ -211,19 +211,27 @@ const READ_BACK_KEYS = 10;
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 /**
- * Writes values (in bulk) and reads them back: what KV returns must be exactly what was written. A store that can
- * tells each value's digest instead: local state's 36 shards of a 100k-route table read back as texts were 36 MB
- * more at the end of a first push, its peak.
+ * Writes values (in bulk) and reads them back: what KV returns must be exactly what was written. Each value is made
+ * when the store takes it and only its digest is kept, so a sharded table's texts are never all held at once. A
+ * store that can tells each value's digest instead of returning it: local state's 36 shards of a 100k-route table
+ * read back as texts were 36 MB more at the end of a first push, its peak.
  */
-async function putVerified(kv: KvStore, entries: [key: string, text: string][]): Promise<void> {
-  await kv.putMany(entries);
+async function putVerified(kv: KvStore, entries: [key: string, text: () => string][]): Promise<void> {
+  const digests: string[] = [];
+  function* made(): Generator<[string, string]> {
+    for (const [i, [key, text]] of entries.entries()) {
+      const value = text();
+      digests[i] = sha256(value);
+      yield [key, value];
+    }
+  }
+  await kv.putMany(made());
   for (let at = 0; at < entries.length; at += READ_BACK_KEYS) {
-    const round = entries.slice(at, at + READ_BACK_KEYS);
-    const keys = round.map(([key]) => key);
-    const matches = kv.digestMany
-      ? (await kv.digestMany(keys)).map((digest, i) => digest === sha256(round[i]![1]))
-      : (await kv.getMany(keys)).map((text, i) => text === round[i]![1]);
-    const differs = matches.indexOf(false);
+    const keys = entries.slice(at, at + READ_BACK_KEYS).map(([key]) => key);
+    const stored = kv.digestMany
+      ? await kv.digestMany(keys)
+      : (await kv.getMany(keys)).map((value) => (value === null ? null : sha256(value)));
+    const differs = stored.findIndex((digest, i) => digest !== digests[at + i]);
     if (differs >= 0)
       throw new StorageError(
         `read-back of ${keys[differs]} differs from what was written; the pointer was not moved`,
@@ -292,8 +300,9 @@ export function pushTable(
 
 async function pushHeld(kv: KvStore, plan: StoragePlan, now: Date, options: PushOptions): Promise<PushOutcome> {
   const { served, holdFor, canary: asCanary, ...guard } = options;
-  const root = plan.root.value;
-  const name = root.name;
+  // The table, not the root: a sharded root is made once its shards are written.
+  const { table } = plan;
+  const name = table.name;
   const lease = await takeLease(kv, name, { ...guard, readWith: [KV_KEYS.current(name), KV_KEYS.history(name)] });
   try {
     const [pointerText, historyText] = lease.values;
@@ -302,13 +311,13 @@ async function pushHeld(kv: KvStore, plan: StoragePlan, now: Date, options: Push
     const pointer = resolved?.pointer ?? null;
     const running = resolved?.running;
     // Nothing to write: this version is served and no canary runs beside it, or it is the canary in progress.
-    const unchanged = running ? asCanary !== undefined && running.canary.version === root.version : pointer?.version === root.version;
+    const unchanged = running ? asCanary !== undefined && running.canary.version === table.version : pointer?.version === table.version;
     const held = unchanged ? null : (holdFor?.(pointer) ?? null);
     if (unchanged || held) {
       const read = await readHistory(kv, name, { text: historyText ?? null, pointer });
       return {
         changed: false,
-        version: root.version,
+        version: table.version,
         pruned: [],
         history: read.entries,
         ...(held ? { held } : {}),
@@ -320,17 +329,18 @@ async function pushHeld(kv: KvStore, plan: StoragePlan, now: Date, options: Push
     if (plan.shards.length > 0)
       await putVerified(
         kv,
-        plan.shards.map((shard, i) => [KV_KEYS.shard(name, root.version, i), shard.text]),
+        plan.shards.map((shard, i) => [KV_KEYS.shard(name, table.version, i), () => shard.text()]),
       );
-    await putVerified(kv, [[KV_KEYS.blob(name, root.version), plan.root.text]]);
+    // The root last: it records the sizes of the shards' texts, made as they were written.
+    await putVerified(kv, [[KV_KEYS.blob(name, table.version), () => plan.root.text]]);
     // What this version changes from the one served now: the table the caller read, unless another push moved on.
     const before = pointer ? (served?.version === pointer.version ? served : await readTable(kv, name, pointer.version)) : null;
     const summary = changeSummary(diffTables(before, plan.table), before, plan.table);
     // Read again right before it is written: a push that got past the lease meanwhile keeps its entry.
     const read = await readHistory(kv, name, { pointer });
-    const history = kept0(read.entries, root.version);
+    const history = kept0(read.entries, table.version);
     // A canary needs a version served beside it, and differs from it; else the push goes out as the current version.
-    const canary = asCanary && pointer && pointer.version !== root.version ? newCanary(root.version, asCanary, now) : undefined;
+    const canary = asCanary && pointer && pointer.version !== table.version ? newCanary(table.version, asCanary, now) : undefined;
     const canaryRefused =
       asCanary && !canary
         ? pointer
@@ -338,13 +348,13 @@ async function pushHeld(kv: KvStore, plan: StoragePlan, now: Date, options: Push
           : "no version is served yet, so there is nothing to compare it with"
         : undefined;
     history.unshift({
-      version: root.version,
+      version: table.version,
       writtenAt: now.toISOString(),
       rules: plan.table.rules.length,
       backends: Object.keys(plan.table.backends).length,
       ...(plan.shards.length > 0 ? { shards: plan.shards.length } : {}),
       summary,
-      ...previousOf(pointer?.version, root.version, read.entries),
+      ...previousOf(pointer?.version, table.version, read.entries),
       ...(canary ? { canary: { id: canary.id, percent: canary.percent } } : {}),
     });
     const kept = history.slice(0, HISTORY_LIMIT);
@@ -355,16 +365,16 @@ async function pushHeld(kv: KvStore, plan: StoragePlan, now: Date, options: Push
         outcome: "superseded",
         at: now.toISOString(),
         by: byCommand("sync"),
-        reason: `replaced by a push of ${root.version}${canary ? " as a new canary" : ""}`,
+        reason: `replaced by a push of ${table.version}${canary ? " as a new canary" : ""}`,
       });
     await kv.put(
       KV_KEYS.current(name),
       canary
         ? pointerFor(pointer!.version, pointer!.schemaVersion, now, undefined, canary)
-        : pointerFor(root.version, root.schemaVersion, now),
+        : pointerFor(table.version, table.schemaVersion, now),
     );
     // Only after the pointer moved: drop versions that fell out of the history, never one a pointer names.
-    let dropped = history.slice(HISTORY_LIMIT).filter((e) => e.version !== root.version);
+    let dropped = history.slice(HISTORY_LIMIT).filter((e) => e.version !== table.version);
     if (dropped.length > 0) {
       const now = await readPointer(kv, name);
       dropped = dropped.filter((e) => e.version !== now?.version && e.version !== now?.canary?.version);
@@ -377,7 +387,7 @@ async function pushHeld(kv: KvStore, plan: StoragePlan, now: Date, options: Push
     if (droppedKeys.length > 0) await kv.deleteMany(droppedKeys);
     return {
       changed: true,
-      version: root.version,
+      version: table.version,
       previous: pointer?.version,
       summary,
       ...(pointer?.rolledBack ? { replacedRollback: { ...pointer.rolledBack, version: pointer.version } } : {}),

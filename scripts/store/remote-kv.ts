@@ -144,7 +144,9 @@ export function openRemoteKv(
       if (run.code !== 0) fail(`kv key delete ${key}`, run);
     },
     // One wrangler process per batch instead of one per value (each costs about 3 s).
-    async putMany(entries) {
+    async putMany(taken) {
+      // Values go out a batch file at a time (made before their batch's wrangler runs), and progress counts them all.
+      const entries = [...taken];
       const batches = batchesBySize(entries, PUT_BATCH_BYTES);
       let done = 0;
       for (const [i, batch] of batches.entries()) {

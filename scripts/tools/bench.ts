@@ -159,7 +159,7 @@ async function main(): Promise<void> {
   // whose read budget refuses it, saying so) grows this process's heap, which the stand-in API server and the
   // throughput origin above share.
   const syncScale = [
-    benchSyncScale(100_000, 10_000),
+    benchSyncScale(100_000, 10_000, { push: true }),
     ...(quick ? [] : [benchSyncScale(1_000_000, 100_000, { heapMiB: 8192, coldHost: true })]),
   ];
   table(
@@ -171,6 +171,9 @@ async function main(): Promise<void> {
       "compile ms": fmt(f.compileMs, 0),
       "total s": fmt((f.loadMs + f.compileMs) / 1000, 1),
       "peak RSS MiB": fmt(f.maxRssMB, 0),
+      "first push to local state: s; peak RSS MiB (each run)": f.firstPush
+        ? f.firstPush.map((run) => `${fmt(run.wallMs / 1000, 2)}; ${fmt(run.maxRssMB, 0)}`).join(" · ")
+        : "not measured",
       "cold host: shard load ms; root KiB, load ms": f.coldHost
         ? `${fmt(f.coldHost.shardMs, 1)}; ${fmt(f.coldHost.rootBytes / 1024, 0)} KiB, ${fmt(f.coldHost.rootMs, 1)}`
         : "not measured",

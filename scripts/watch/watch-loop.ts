@@ -455,7 +455,7 @@ export class WatchLoop {
     current: RouteTable | null | undefined,
     canary?: CanarySettings,
   ): Promise<{ pushed: boolean; held?: string; canary?: string }> {
-    const next = plan.root.value.version;
+    const next = plan.table.version;
     if (next === this.summary.served) return { pushed: false };
     const waiting = (holder: string) => this.io.note(`waiting for another push of table ${name}: ${holder}`);
     const lastPushed = this.summary.served;

@@ -24,13 +24,27 @@ export interface StoredText<T> {
   text: string;
 }
 
+/**
+ * One shard of a plan. Its text is made when asked for, on each call: a push makes each text as it writes it, so
+ * a 100k-route table's 36 MB of shard texts are never all held at once.
+ */
+export interface PlannedShard {
+  /** The shard as a table (built again on each call). */
+  value(): RouteTable;
+  /** Canonical JSON, exactly what KV holds. */
+  text(): string;
+}
+
 export interface StoragePlan {
   /** The whole table this plan stores. */
   table: RouteTable;
-  /** What `table/<name>/<version>` holds: the whole table, or the root of a sharded one. */
-  root: StoredText<StoredTable>;
+  /**
+   * What `table/<name>/<version>` holds: the whole table, or the root of a sharded one. A root records its shards'
+   * sizes: read first, it makes the text of every shard not made yet.
+   */
+  readonly root: StoredText<StoredTable>;
   /** Shard i goes to `table/<name>/<version>/shard/<i>`; empty when the table is one value. */
-  shards: StoredText<RouteTable>[];
+  shards: PlannedShard[];
 }
 
 export type PlanResult = { ok: true; plan: StoragePlan } | { ok: false; problem: string };
@@ -135,6 +149,23 @@ class ShardBuilder {
     for (const b of addition.backends) this.backends.add(b);
   }
 
+  /**
+   * At most how many UTF-8 bytes this shard's text takes beside the table's other fields (`base`): its characters
+   * counted high (host names as if each character were escaped, every match index as long as the largest), each
+   * at most 3 bytes. A match's rule index in a shard is no longer than in the table: a shard keeps its rules in the
+   * table's order.
+   */
+  mostBytes(base: number): number {
+    const indexLength = String(this.matches.size).length + 1;
+    let chars = 3 * 64; // a protocol's "HTTP":{"any":[],"exact":{},"wildcard":{}}, for each of three
+    for (const unit of this.units)
+      for (const list of Object.values(unit.lists)) chars += 6 * unit.name.length + 8 + list.length * indexLength;
+    for (const m of this.matches) chars += this.sizes.match(m);
+    for (const r of this.rules) chars += this.sizes.rule(r);
+    for (const b of this.backends) chars += 6 * b.length + 3 + this.sizes.backend(b);
+    return base + 3 * chars;
+  }
+
   build(): RouteTable {
     const { table } = this.sizes;
     const ascending = (s: Set<number>) => [...s].sort((a, b) => a - b);
@@ -234,11 +265,11 @@ export function planStorage(table: RouteTable, limits: ShardLimits = {}, whole: 
   }
   if (current.units.length > 0) builders.push(current);
 
-  const shards: StoredText<RouteTable>[] = [];
-  const textBytes: number[] = [];
+  // Each shard is checked against KV's value limit before anything is written, but its text is made only when it
+  // is written: a shard that surely fits is not made here; one that might not is made now to be measured.
   for (const builder of builders) {
-    const text = canonicalJsonByParts(builder.build());
-    const bytes = utf8Length(text);
+    if (builder.mostBytes(base) <= valueLimit) continue;
+    const bytes = utf8Length(canonicalJsonByParts(builder.build()));
     if (bytes > valueLimit) {
       const what = builder.units.length === 1 ? `${describeUnit(builder.units[0]!)} alone needs` : "one shard needs";
       return {
@@ -246,15 +277,6 @@ export function planStorage(table: RouteTable, limits: ShardLimits = {}, whole: 
         problem: `table ${table.name} is ${mib(wholeBytes)}; ${what} ${mib(bytes)} (${builder.rules.size} rules, ${builder.backends.size} backends), and a Workers KV value holds at most ${mib(valueLimit)}`,
       };
     }
-    // The shard's value is built again when asked for (tests, the bench): kept, its copies of the matches would
-    // stay in memory with the texts until the push is done.
-    shards.push({
-      get value() {
-        return builder.build();
-      },
-      text,
-    });
-    textBytes.push(bytes);
   }
 
   const directory: Partial<Record<Protocol, ShardDirectory>> = {};
@@ -267,23 +289,46 @@ export function planStorage(table: RouteTable, limits: ShardLimits = {}, whole: 
       }
     }
   });
-  const root: ShardedTable = {
+  const rootWith = (bytes: (shard: number) => number): ShardedTable => ({
     schemaVersion: table.schemaVersion,
     sharded: true,
     version: table.version,
     name: table.name,
     directory,
-    shards: builders.map((builder, i) => ({ hosts: builder.units.length, rules: builder.rules.size, bytes: textBytes[i]! })),
+    shards: builders.map((builder, i) => ({ hosts: builder.units.length, rules: builder.rules.size, bytes: bytes(i) })),
     ...(table.healthChecks ? { healthChecks: table.healthChecks } : {}),
-  };
-  const rootText = canonicalJson(root);
-  if (utf8Length(rootText) > valueLimit) {
+  });
+  // The root as large as it can be: every shard's size written with as many digits as the limit has.
+  const largestRoot = utf8Length(canonicalJson(rootWith(() => valueLimit)));
+  if (largestRoot > valueLimit) {
     return {
       ok: false,
-      problem: `table ${table.name} has so many hosts that its shard directory alone is ${mib(utf8Length(rootText))}; a Workers KV value holds at most ${mib(valueLimit)}`,
+      problem: `table ${table.name} has so many hosts that its shard directory alone is ${mib(largestRoot)}; a Workers KV value holds at most ${mib(valueLimit)}`,
     };
   }
-  return { ok: true, plan: { table, root: { value: root, text: rootText }, shards } };
+
+  const textBytes: number[] = [];
+  const shards: PlannedShard[] = builders.map((builder, i) => ({
+    value: () => builder.build(),
+    text() {
+      const text = canonicalJsonByParts(builder.build());
+      textBytes[i] = utf8Length(text);
+      return text;
+    },
+  }));
+  let root: StoredText<StoredTable> | undefined;
+  return {
+    ok: true,
+    plan: {
+      table,
+      shards,
+      get root() {
+        if (root) return root;
+        const value = rootWith((i) => textBytes[i] ?? (shards[i]!.text(), textBytes[i]!));
+        return (root = { value, text: canonicalJson(value) });
+      },
+    },
+  };
 }
 
 /** The whole table again from a sharded root and its shards (parts shared by shards appear once). */

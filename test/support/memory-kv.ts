@@ -17,7 +17,7 @@ export class MemoryKv implements KvStore {
   async delete(key: string): Promise<void> {
     this.values.delete(key);
   }
-  async putMany(entries: [string, string][]): Promise<void> {
+  async putMany(entries: Iterable<[string, string]>): Promise<void> {
     for (const [key, value] of entries) await this.put(key, value);
   }
   async deleteMany(keys: string[]): Promise<void> {

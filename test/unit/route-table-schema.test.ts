@@ -120,6 +120,6 @@ describe("the table schema at the KV boundary", () => {
     expect(shards.length).toBeGreaterThan(1);
     expect(firstProblem(JSON.parse(root.text), SHARDED_TABLE_SCHEMA, true)).toBeNull();
     expect(parseShardedTable(JSON.parse(root.text)).ok).toBe(true);
-    for (const shard of shards) expect(firstProblem(JSON.parse(shard.text), ROUTE_TABLE_SCHEMA, true)).toBeNull();
+    for (const shard of shards) expect(firstProblem(JSON.parse(shard.text()), ROUTE_TABLE_SCHEMA, true)).toBeNull();
   });
 });

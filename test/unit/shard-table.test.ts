@@ -42,11 +42,12 @@ function requests(): RequestFacts[] {
 function sharded(table: RouteTable, shardBytes: number) {
   const planned = planStorage(table, { shardBytes });
   if (!planned.ok) throw new Error(planned.problem);
-  const { root, shards } = planned.plan;
+  const { root } = planned.plan;
   if (!isSharded(root.value)) throw new Error("expected a sharded table");
   // Through the parser, as the Worker reads them.
   const parsedRoot = parseStoredTable(JSON.parse(root.text));
   expect(parsedRoot.ok).toBe(true);
+  const shards = planned.plan.shards.map((s) => ({ value: s.value(), text: s.text() }));
   return { root: root.value, shards, texts: shards.map((s) => s.text) };
 }
 
@@ -127,8 +128,8 @@ describe("storage plan", () => {
     if (!fromCompile.ok || !measuredHere.ok) throw new Error("expected both plans to fit");
     expect(fromCompile.plan.shards.length).toBeGreaterThan(3);
     expect(fromCompile.plan.root.text).toBe(measuredHere.plan.root.text);
-    expect(fromCompile.plan.shards.map((s) => s.text)).toEqual(measuredHere.plan.shards.map((s) => s.text));
-    for (const shard of fromCompile.plan.shards) expect(shard.text).toBe(canonicalJson(shard.value));
+    expect(fromCompile.plan.shards.map((s) => s.text())).toEqual(measuredHere.plan.shards.map((s) => s.text()));
+    for (const shard of fromCompile.plan.shards) expect(shard.text()).toBe(canonicalJson(shard.value()));
   });
 
   it("joins shards back into a table that differs from the whole in nothing", async ({ expect }) => {
@@ -145,6 +146,26 @@ describe("storage plan", () => {
     expect(diff.hostsChanged).toBe(false);
     expect(diff.settings).toEqual([]);
     expect(diff.clusters).toEqual([]);
+  });
+
+  it("checks each shard against the value limit without making the texts that surely fit, and makes them only when asked", async ({
+    expect,
+  }) => {
+    const table = await compiled();
+    const { root } = sharded(table, 4 * 1024);
+    const largest = Math.max(...root.shards.map((s) => s.bytes));
+    // At exactly the largest shard's size, a shard's bound is over the limit and its text is measured: it fits.
+    const atLimit = planStorage(table, { shardBytes: 4 * 1024, valueLimitBytes: largest });
+    expect(atLimit.ok).toBe(true);
+    // A byte less, and that shard is refused before anything could be written.
+    const under = planStorage(table, { shardBytes: 4 * 1024, valueLimitBytes: largest - 1 });
+    expect(under.ok).toBe(false);
+    if (!atLimit.ok) return;
+    // The texts made as a push writes them (shards first), then the root: the root records their sizes, as it does
+    // when it is read first.
+    const texts = atLimit.plan.shards.map((s) => s.text());
+    expect(JSON.parse(atLimit.plan.root.text)).toEqual(root);
+    expect(root.shards.map((s) => s.bytes)).toEqual(texts.map((t) => new TextEncoder().encode(t).length));
   });
 
   it("refuses a table with a host too large for one KV value, naming the host and the limit", async ({ expect }) => {

@@ -1,7 +1,13 @@
 /** Compiles YAML the way the sync does, on the node side (global-setup's compile server): the Worker never loads the compiler. */
 import { inject } from "vitest";
 import type { CompileResult } from "../../src/compile/compile-route-table";
-import type { PlanResult } from "../../src/table/shard-table";
+import type { StoragePlan, StoredText } from "../../src/table/shard-table";
+import type { RouteTable } from "../../src/table/route-table";
+
+/** A storage plan as the compile server sends it: each shard's value and text made. */
+export interface SentPlan extends Omit<StoragePlan, "shards"> {
+  shards: StoredText<RouteTable>[];
+}
 
 async function ask<T>(body: object): Promise<T> {
   const response = await fetch(`http://127.0.0.1:${inject("compilerPort")}/compile`, { method: "POST", body: JSON.stringify(body) });
@@ -17,4 +23,4 @@ export const compilePlanned = (
   edge: string,
   clusters: Record<string, string>,
   shardBytes: number,
-): Promise<CompileResult & { plan: PlanResult }> => ask({ edge, clusters, shardBytes });
+): Promise<CompileResult & { plan: { ok: true; plan: SentPlan } | { ok: false; problem: string } }> => ask({ edge, clusters, shardBytes });

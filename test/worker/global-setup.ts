@@ -25,7 +25,18 @@ async function startCompiler(): Promise<Server> {
       const { edge, clusters, shardBytes } = JSON.parse(body) as { edge: string; clusters: Record<string, string>; shardBytes?: number };
       compileYaml(edge, clusters)
         .then((result) => {
-          const plan = shardBytes === undefined ? undefined : planStorage(result.table, { shardBytes });
+          const planned = shardBytes === undefined ? undefined : planStorage(result.table, { shardBytes });
+          // Each shard's text is made when asked: made here, for the Worker's side to publish.
+          const plan = planned?.ok
+            ? {
+                ok: true,
+                plan: {
+                  table: planned.plan.table,
+                  root: planned.plan.root,
+                  shards: planned.plan.shards.map((s) => ({ value: s.value(), text: s.text() })),
+                },
+              }
+            : planned;
           res.writeHead(200, { "content-type": "application/json" });
           res.end(JSON.stringify({ ...result, ...(plan ? { plan } : {}) }));
         })

@@ -8,10 +8,9 @@ import { env } from "cloudflare:workers";
 import { describe, inject, it } from "vitest";
 import worker from "../../src/index";
 import { cronRun, healthSwitch } from "./active-health";
-import type { StoragePlan } from "../../src/table/shard-table";
 import { KV_KEYS } from "../../src/table/kv-keys";
 import { type HealthRecord, isSharded, type ShardedTable } from "../../src/table/route-table";
-import { compilePlanned } from "./compile";
+import { compilePlanned, type SentPlan } from "./compile";
 import { manyHostsYaml } from "../support/many-hosts";
 
 /** This file's own health switch on the shared origins. */
@@ -24,7 +23,7 @@ async function shardedPlan(
   routes: number,
   spec = "",
   ports: { v1: number; v2: number; v3: number } = inject("originPorts"),
-): Promise<{ plan: StoragePlan; root: ShardedTable }> {
+): Promise<{ plan: SentPlan; root: ShardedTable }> {
   const edge = `
 apiVersion: kedge.dev/v1alpha1
 kind: EdgeConfig
@@ -39,7 +38,7 @@ ${spec}`;
 }
 
 /** Shards, root, then pointer: the order the sync writes them. */
-async function publish({ plan, root }: { plan: StoragePlan; root: ShardedTable }): Promise<void> {
+async function publish({ plan, root }: { plan: SentPlan; root: ShardedTable }): Promise<void> {
   for (const [i, shard] of plan.shards.entries()) await env.ROUTES.put(KV_KEYS.shard(root.name, root.version, i), shard.text);
   await env.ROUTES.put(KV_KEYS.blob(root.name, root.version), plan.root.text);
   await env.ROUTES.put(

@@ -156,9 +156,12 @@ export interface ColdHostTexts {
 
 export function coldHostTexts({ root, shards }: StoragePlan, routes: number): ColdHostTexts {
   if (!isSharded(root.value)) throw new Error(`${routes} routes fit one value; nothing to shard`);
-  const index = shards.reduce((best, s, i) => (s.text.length > shards[best]!.text.length ? i : best), 0);
-  const host = Object.keys(shards[index]!.value.hosts.HTTP!.exact)[0]!;
-  return { routes, shards: shards.length, root: root.text, host, index, shard: shards[index]!.text };
+  // The largest shard, by the sizes its root records.
+  const sizes = root.value.shards.map((s) => s.bytes);
+  const index = sizes.indexOf(Math.max(...sizes));
+  const shard = shards[index]!;
+  const host = Object.keys(shard.value().hosts.HTTP!.exact)[0]!;
+  return { routes, shards: shards.length, root: root.text, host, index, shard: shard.text() };
 }
 
 /**

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { markdownTable, replaceBetween } from "../markdown-table";
 import type { GrowthFigure, MatcherFigure, ShardedLoadFigure } from "./matcher-bench";
 import type { RegexFigure } from "./regex-bench";
-import { fmt } from "./stats";
+import { fmt, median } from "./stats";
 import type { DumpFigure } from "./dump-bench";
 import type { SyncFigure, SyncScaleFigure } from "./sync-bench";
 import type { ThroughputFigure } from "./throughput-bench";
@@ -88,6 +88,18 @@ export function benchTable(r: BenchResults): string {
         `sync, ${f.routes / 1000}k routes over ${f.hosts / 1000}k hosts in ${f.clusters} clusters: load + compile, peak RSS`,
         `${fmt(seconds, 1)} s, ${fmt(f.maxRssMB, 0)} MiB`,
         `under ${goalS} s and ${goalMiB >= 1024 ? `${goalMiB / 1024} GiB` : `${goalMiB} MiB`}: ${verdict(seconds < goalS)} / ${verdict(f.maxRssMB < goalMiB)}`,
+      ];
+    }),
+    ...r.syncScale.flatMap(({ routes, hosts, firstPush }) => {
+      if (!firstPush) return [];
+      const seconds = median(firstPush.map((run) => run.wallMs)) / 1000;
+      const mib = Math.max(...firstPush.map((run) => run.maxRssMB));
+      return [
+        [
+          `sync, ${routes / 1000}k routes over ${hosts / 1000}k hosts: a first push to local state (\`kedge sync --persist-to\`), process start to exit (median of ${firstPush.length}); peak RSS (largest)`,
+          `${fmt(seconds, 1)} s, ${fmt(mib, 0)} MiB`,
+          `under 5 s and 512 MiB: ${verdict(seconds < 5)} / ${verdict(mib < 512)}`,
+        ],
       ];
     }),
     ...r.syncScale.flatMap(({ routes, hosts, coldHost }) =>

@@ -15,6 +15,10 @@ import type { ShardedLoadFigure } from "./matcher-bench";
 const ROOT = resolve(import.meta.dirname, "..", "..", "..");
 /** The probe runs as the CLI runs (one esbuild bundle, scripts/run-bundled.mjs): tsx's per-closure naming would add ~20 %. */
 const PROBE = [join(ROOT, "scripts/run-bundled.mjs"), join(ROOT, "scripts/tools/bench/sync-probe.ts")];
+/** `kedge sync` pushing to local state, as the CLI runs it (a bundle), reporting its peak memory. */
+const PUSH_PROBE = [join(ROOT, "scripts/run-bundled.mjs"), join(ROOT, "scripts/tools/bench/push-probe.ts")];
+/** First pushes timed per config: one run swings ±0.2 s on this machine. */
+const PUSH_RUNS = 3;
 /** Times a cold host in a process of its own: the compile's heap would slow what a small isolate does. */
 const COLD_HOST_PROBE = [join(ROOT, "scripts/run-bundled.mjs"), join(ROOT, "scripts/tools/bench/cold-host-probe.ts")];
 
@@ -81,6 +85,18 @@ export interface SyncScaleFigure {
   maxRssMB: number;
   /** What a cold host costs the edge with this table in shards, when asked for. */
   coldHost?: ShardedLoadFigure;
+  /** A first push to empty local state, end to end (process start to exit), when asked for: each run. */
+  firstPush?: { wallMs: number; maxRssMB: number }[];
+}
+
+/** A first push of the config in `dir` to fresh local state, timed from the process's start to its exit. */
+function firstPush(dir: string): { wallMs: number; maxRssMB: number } {
+  const state = join(dir, "push-state");
+  rmSync(state, { recursive: true, force: true });
+  const t = performance.now();
+  const out = execFileSync(process.execPath, [...PUSH_PROBE, dir, state], { cwd: ROOT, env }).toString();
+  const wallMs = performance.now() - t;
+  return { wallMs, ...(JSON.parse(out) as { maxRssMB: number }) };
 }
 
 /**
@@ -90,9 +106,9 @@ export interface SyncScaleFigure {
 export function benchSyncScale(
   routes: number,
   hosts: number,
-  options: { clusters?: number; heapMiB?: number; coldHost?: boolean } = {},
+  options: { clusters?: number; heapMiB?: number; coldHost?: boolean; push?: boolean } = {},
 ): SyncScaleFigure {
-  const { clusters = 3, heapMiB, coldHost = false } = options;
+  const { clusters = 3, heapMiB, coldHost = false, push = false } = options;
   const dir = mkdtempSync(join(tmpdir(), "kedge-bench-sync-scale-"));
   try {
     writeConfig(dir, routes, clusters, hosts);
@@ -110,6 +126,11 @@ export function benchSyncScale(
     const figure: SyncScaleFigure = { routes, hosts, clusters, loadMs, compileMs, maxRssMB };
     if (coldHost)
       figure.coldHost = JSON.parse(execFileSync(process.execPath, [...COLD_HOST_PROBE, coldHostFile], { cwd: ROOT, env }).toString());
+    if (push) {
+      // Builds the probe's bundle, untimed.
+      execFileSync(process.execPath, PUSH_PROBE, { cwd: ROOT, env, stdio: "ignore" });
+      figure.firstPush = Array.from({ length: PUSH_RUNS }, () => firstPush(dir));
+    }
     return figure;
   } finally {
     rmSync(dir, { recursive: true, force: true });
