@@ -44,14 +44,17 @@ export function byAge(clusterOrder: Map<string, number>): (a: Manifest, b: Manif
  */
 export function* copiesOfEach(objects: Manifest[], leads: (m: Manifest) => boolean = () => true): Generator<Manifest[]> {
   const byName = new NamedMap<Manifest[]>();
+  // Each object's group, by index: looked up once per object, not again when the groups are given out.
+  const groupOf: Manifest[][] = [];
   for (const m of objects) {
     const scope = sameObjectScope(m);
-    const copies = byName.get(scope, m.metadata.name);
+    let copies = byName.get(scope, m.metadata.name);
     if (copies) copies.push(m);
-    else byName.set(scope, m.metadata.name, [m]);
+    else byName.set(scope, m.metadata.name, (copies = [m]));
+    groupOf.push(copies);
   }
-  for (const m of objects) {
-    const copies = byName.get(sameObjectScope(m), m.metadata.name)!;
+  for (const [i, m] of objects.entries()) {
+    const copies = groupOf[i]!;
     if (m === (copies.length === 1 ? m : (copies.find(leads) ?? copies[0]))) yield copies;
   }
 }

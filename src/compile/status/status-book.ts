@@ -50,8 +50,8 @@ const refOf = (subject: Subject): ObjectRef => ("metadata" in subject ? objectRe
 /** The scope of one object's status, however it is named: its cluster, API group, kind and namespace. */
 const scopeOf = (s: Subject): string =>
   "metadata" in s
-    ? [s.cluster, apiGroup(s.apiVersion), s.kind, s.metadata.namespace].join("\u0000")
-    : [s.cluster, apiGroup(s.apiVersion ?? ""), s.kind, s.namespace].join("\u0000");
+    ? `${s.cluster}\u0000${apiGroup(s.apiVersion)}\u0000${s.kind}\u0000${s.metadata.namespace}`
+    : `${s.cluster}\u0000${apiGroup(s.apiVersion ?? "")}\u0000${s.kind}\u0000${s.namespace}`;
 const nameOf = (s: Subject): string => ("metadata" in s ? s.metadata.name : s.name);
 
 export class StatusBook {
