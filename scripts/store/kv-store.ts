@@ -17,7 +17,7 @@ export interface KvStore {
   /**
    * Writes several values: one request (or process) per batch where the store has a bulk form. The entries may make
    * their values as they are taken (a push makes each shard's text so): a store takes each as it comes to write it,
-   * unless it writes them in batches.
+   * unless it writes them in batches. Keys are distinct: a store may write several at once, in any order.
    */
   putMany(entries: Iterable<[key: string, value: string]>): Promise<void>;
   /** Deletes several keys (a missing one is no error): one request (or process) per batch where the store has a bulk form. */

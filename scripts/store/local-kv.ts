@@ -41,9 +41,6 @@ export async function openLocalKv(persistTo: string, namespaceId: string, abando
   const miniflare = resolvePeer("miniflare", "local state (--local)");
   const host = spawn(process.execPath, [HOST, resolve(persistTo), namespaceId, miniflare], {
     stdio: ["ignore", "pipe", "pipe", "ipc"],
-    // Values cross as V8 serialises them, not as JSON with every quote of a table's text escaped: reading
-    // back 36 shards took 0.33-0.35 s as JSON, 0.20-0.25 s so.
-    serialization: "advanced",
     env: hostEnv(),
     // A process group of its own, shared with the workerd Miniflare starts, so that both can be ended
     // together should the host not end its workerd itself (killed, or stuck).
@@ -142,16 +139,20 @@ export async function openLocalKv(persistTo: string, namespaceId: string, abando
       const next = entries[Symbol.iterator]();
       let failed = false;
       const lane = async () => {
-        // A failed write stops every lane: nothing more is started once the push is known to fail.
-        for (let entry = next.next(); !entry.done && !failed; entry = next.next()) {
-          const [key, value] = entry.value;
-          await put(key, value).catch((error: unknown) => {
+        // A failed write stops every lane: no value is made or started once the push is known to fail.
+        while (!failed) {
+          const entry = next.next();
+          if (entry.done) return;
+          await put(...entry.value).catch((error: unknown) => {
             failed = true;
             throw error;
           });
         }
       };
-      await Promise.all(Array.from({ length: WRITE_LANES }, lane));
+      // Settled, not Promise.all: a failed write returns once the others in flight have ended, not while they run.
+      const lanes = await Promise.allSettled(Array.from({ length: WRITE_LANES }, lane));
+      const failure = lanes.find((lane) => lane.status === "rejected");
+      if (failure) throw failure.reason;
     },
     digestMany: (keys) => Promise.all(keys.map((key) => call("digest", key))),
     async list(prefix) {

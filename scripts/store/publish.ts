@@ -205,16 +205,13 @@ export async function readCurrentTable(kv: KvStore, name: string, known?: RouteT
   return known?.version === pointer.version ? known : readTable(kv, name, pointer.version);
 }
 
-/** Values read back at a time: remote KV reads this many in one wrangler process. */
-const READ_BACK_KEYS = 10;
-
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 /**
  * Writes values (in bulk) and reads them back: what KV returns must be exactly what was written. Each value is made
- * when the store takes it and only its digest is kept, so a sharded table's texts are never all held at once. A
- * store that can tells each value's digest instead of returning it: local state's 36 shards of a 100k-route table
- * read back as texts were 36 MB more at the end of a first push, its peak.
+ * when the store takes it and only its digest is kept, so a sharded table's texts are never all held at once by a
+ * store that writes them as it takes them. A store that can tells each value's digest instead of returning it:
+ * local state's 36 shards of a 100k-route table read back as texts were 36 MB at the end of a first push, its peak.
  */
 async function putVerified(kv: KvStore, entries: [key: string, text: () => string][]): Promise<void> {
   const digests: string[] = [];
@@ -226,20 +223,16 @@ async function putVerified(kv: KvStore, entries: [key: string, text: () => strin
     }
   }
   await kv.putMany(made());
-  // Digests are small: asked for all at once. Values are read back a round at a time.
-  const round = kv.digestMany ? entries.length : READ_BACK_KEYS;
-  for (let at = 0; at < entries.length; at += round) {
-    const keys = entries.slice(at, at + round).map(([key]) => key);
-    const stored = kv.digestMany
-      ? await kv.digestMany(keys)
-      : (await kv.getMany(keys)).map((value) => (value === null ? null : sha256(value)));
-    const differs = stored.findIndex((digest, i) => digest !== digests[at + i]);
-    if (differs >= 0)
-      throw new StorageError(
-        `read-back of ${keys[differs]} differs from what was written; the pointer was not moved`,
-        "another writer may be writing the same keys, or the store lost the write: run the sync again",
-      );
-  }
+  const keys = entries.map(([key]) => key);
+  const stored = kv.digestMany
+    ? await kv.digestMany(keys)
+    : (await kv.getMany(keys)).map((value) => (value === null ? null : sha256(value)));
+  const differs = stored.findIndex((digest, i) => digest !== digests[i]);
+  if (differs >= 0)
+    throw new StorageError(
+      `read-back of ${keys[differs]} differs from what was written; the pointer was not moved`,
+      "another writer may be writing the same keys, or the store lost the write: run the sync again",
+    );
 }
 
 /**

@@ -145,7 +145,7 @@ export function openRemoteKv(
     },
     // One wrangler process per batch instead of one per value (each costs about 3 s).
     async putMany(taken) {
-      // Values go out a batch file at a time (made before their batch's wrangler runs), and progress counts them all.
+      // Every value is made before the first batch: batches are cut by size, and progress counts them all.
       const entries = [...taken];
       const batches = batchesBySize(entries, PUT_BATCH_BYTES);
       let done = 0;

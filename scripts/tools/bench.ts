@@ -171,7 +171,7 @@ async function main(): Promise<void> {
       "compile ms": fmt(f.compileMs, 0),
       "total s": fmt((f.loadMs + f.compileMs) / 1000, 1),
       "peak RSS MiB": fmt(f.maxRssMB, 0),
-      "first push to local state: s; peak RSS MiB (each run)": f.firstPush
+      "first push to local state: s; the sync's peak RSS MiB (each run)": f.firstPush
         ? f.firstPush.map((run) => `${fmt(run.wallMs / 1000, 2)}; ${fmt(run.maxRssMB, 0)}`).join(" · ")
         : "not measured",
       "cold host: shard load ms; root KiB, load ms": f.coldHost

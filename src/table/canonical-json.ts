@@ -43,11 +43,13 @@ function sortedFields(_key: string, value: unknown): unknown {
  */
 function inKeyOrder(value: unknown): boolean {
   if (typeof value !== "object" || value === null) return true;
+  // JSON writes what toJSON returns, which this does not look at.
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) if (!inKeyOrder(value[i])) return false;
     return true;
   }
-  if (Object.getPrototypeOf(value) !== Object.prototype || typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
   let previous: string | undefined;
   // for...in: own keys in JSON's order, without Object.keys' array (a plain object inherits no enumerable key).
   for (const key in value) {
@@ -68,9 +70,8 @@ const unwritten = (value: unknown) => value === undefined || typeof value === "f
 
 /** An array, or an object of plain data (no prototype but Object's, no toJSON): what JSON writes field by field. */
 const opens = (value: object) =>
-  Array.isArray(value) ||
-  ((Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null) &&
-    typeof (value as { toJSON?: unknown }).toJSON !== "function");
+  typeof (value as { toJSON?: unknown }).toJSON !== "function" &&
+  (Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null);
 
 /** Told of each value `writeCanonicalJson` writes as one piece: the array or object it is in, its index or key. */
 export type WrittenWhole = (text: string, container: object, key: string | number) => void;
@@ -128,7 +129,7 @@ function writeValue(
 
 /**
  * canonicalJson(value) joined from writeCanonicalJson's pieces: a table's matches and rules are each written
- * without a replacer when in order, where the table as a whole is not (its version is its last field).
+ * without a replacer when in order, where the table as a whole is not (its fields are not built in key order).
  */
 export function canonicalJsonByParts(value: unknown): string {
   const pieces: string[] = [];

@@ -157,7 +157,7 @@ class ShardBuilder {
    */
   mostBytes(base: number): number {
     const indexLength = String(this.matches.size).length + 1;
-    let chars = 3 * 64; // a protocol's "HTTP":{"any":[],"exact":{},"wildcard":{}}, for each of three
+    let chars = 2 * 64; // a protocol's "HTTPS":{"any":[],"exact":{},"wildcard":{}}, for each of two
     for (const unit of this.units)
       for (const list of Object.values(unit.lists)) chars += 6 * unit.name.length + 8 + list.length * indexLength;
     for (const m of this.matches) chars += this.sizes.match(m);
@@ -313,6 +313,9 @@ export function planStorage(table: RouteTable, limits: ShardLimits = {}, whole: 
     text() {
       const text = canonicalJsonByParts(builder.build());
       textBytes[i] = utf8Length(text);
+      // The plan's bound said it fits: were that ever wrong, the push stops here, before this shard is written.
+      if (textBytes[i] > valueLimit)
+        throw new Error(`kedge bug: shard ${i} of table ${table.name} is ${textBytes[i]} bytes, over the ${valueLimit} its plan allowed`);
       return text;
     },
   }));

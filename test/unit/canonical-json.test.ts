@@ -31,6 +31,7 @@ const nullPrototype = Object.assign(Object.create(null) as object, { b: 1, a: 2 
 const withHole = [1, undefined, 3];
 delete withHole[1];
 const withToJson = { b: 1, toJSON: () => ({ z: 1, y: { d: 1, c: 2 } }) };
+const arrayWithToJson = Object.assign([1], { toJSON: () => ({ b: 1, a: 2 }) });
 
 /** Values in order, out of order at some depth, and with what JSON writes its own way. */
 const CASES: Record<string, unknown> = {
@@ -41,6 +42,7 @@ const CASES: Record<string, unknown> = {
   "undefined fields and holes": { a: undefined, b: withHole, c: () => 1 },
   "a date and boxed values": { b: new Date(0), a: [new String("s"), new Number(1), new Boolean(false)] },
   "an object with toJSON": { b: withToJson, a: 1 },
+  "an array with toJSON": { a: arrayWithToJson },
   "an object without a prototype": { a: nullPrototype },
   "a key that sorts before another only by code unit": { é: 1, z: 2, Z: 3, "😀": 4, ﬀ: 5 },
 };

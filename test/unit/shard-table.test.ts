@@ -148,7 +148,7 @@ describe("storage plan", () => {
     expect(diff.clusters).toEqual([]);
   });
 
-  it("checks each shard against the value limit without making the texts that surely fit, and makes them only when asked", async ({
+  it("checks each shard against the value limit before any text is asked for, and the root records the sizes of the texts made later", async ({
     expect,
   }) => {
     const table = await compiled();
@@ -166,6 +166,38 @@ describe("storage plan", () => {
     const texts = atLimit.plan.shards.map((s) => s.text());
     expect(JSON.parse(atLimit.plan.root.text)).toEqual(root);
     expect(root.shards.map((s) => s.bytes)).toEqual(texts.map((t) => new TextEncoder().encode(t).length));
+  });
+
+  it("never plans a shard or root over the value limit, whatever the limit, with text that JSON escapes or writes in 2-4 bytes", async ({
+    expect,
+  }) => {
+    const table = await compiled();
+    // Host names and rule ids that JSON escapes, and characters of 2, 3 and 4 bytes; in rules, most of the rule,
+    // so that its UTF-8 is near three times its length.
+    const odd = '"\\\u0001é中😀';
+    const long = `${odd}${"中".repeat(300)}`;
+    const exact = table.hosts.HTTP!.exact;
+    const hostile: RouteTable = {
+      ...table,
+      hosts: { HTTP: { ...table.hosts.HTTP!, exact: Object.fromEntries(Object.entries(exact).map(([h, list]) => [`${h}${odd}`, list])) } },
+      rules: table.rules.map((rule) => ({ ...rule, id: `${rule.id}${long}` })),
+    };
+    const utf8 = (text: string) => new TextEncoder().encode(text).length;
+    const { root } = sharded(hostile, 4 * 1024);
+    const largest = Math.max(...root.shards.map((s) => s.bytes));
+    let planned = 0;
+    for (let limit = largest - 1; limit <= 8 * largest; limit += Math.ceil(largest / 7)) {
+      const plan = planStorage(hostile, { shardBytes: 4 * 1024, valueLimitBytes: limit });
+      if (!plan.ok) {
+        expect(limit, plan.problem).toBeLessThan(largest);
+        continue;
+      }
+      planned++;
+      // The shards as a push makes them, then the root.
+      for (const shard of plan.plan.shards) expect(utf8(shard.text())).toBeLessThanOrEqual(limit);
+      expect(utf8(plan.plan.root.text)).toBeLessThanOrEqual(limit);
+    }
+    expect(planned).toBeGreaterThan(10);
   });
 
   it("refuses a table with a host too large for one KV value, naming the host and the limit", async ({ expect }) => {

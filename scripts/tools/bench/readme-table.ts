@@ -96,7 +96,7 @@ export function benchTable(r: BenchResults): string {
       const mib = Math.max(...firstPush.map((run) => run.maxRssMB));
       return [
         [
-          `sync, ${routes / 1000}k routes over ${hosts / 1000}k hosts: a first push to local state (\`kedge sync --persist-to\`), process start to exit (median of ${firstPush.length}); peak RSS (largest)`,
+          `sync, ${routes / 1000}k routes over ${hosts / 1000}k hosts: a first push to local state (\`kedge sync --persist-to\`), process start to exit (median of ${firstPush.length}); the sync's own peak RSS (largest; Miniflare's host and workerd are processes of their own)`,
           `${fmt(seconds, 1)} s, ${fmt(mib, 0)} MiB`,
           `under 5 s and 512 MiB: ${verdict(seconds < 5)} / ${verdict(mib < 512)}`,
         ],
