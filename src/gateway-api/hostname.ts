@@ -3,7 +3,8 @@ import { hostnameMatches, isWildcard } from "../routing/hostname-match";
 
 export { hostnameMatches, isWildcard };
 
-const LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+/** RFC 1123 lower-case labels separated by dots, tested whole (not split: a route table checks one per hostname). */
+const LABELS = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/;
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 /** Only ASCII letters, digits, '-', '_', '.' and '*': nothing a URL parser would decode or map to a digit or dot. */
 const PLAIN_ASCII = /^[A-Za-z0-9._*-]*$/;
@@ -42,8 +43,7 @@ export function hostnameProblem(hostname: string, allowWildcard: boolean): strin
     if (!allowWildcard) return "must not be a wildcard";
     rest = hostname.slice(2);
   }
-  const labels = rest.split(".");
-  if (!labels.every((l) => LABEL.test(l))) {
+  if (!LABELS.test(rest)) {
     return "must be lower-case RFC 1123 labels (a-z, 0-9, '-') separated by '.', optionally prefixed by '*.'";
   }
   return null;

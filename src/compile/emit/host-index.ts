@@ -89,7 +89,7 @@ export function buildHostIndex(protocol: Protocol, listeners: EdgeListener[], at
     }
   }
   const rank = (host: string, named: IndexedAttachment[] = []) =>
-    candidatesForHost([...new Set([...named, ...broad])], host, attachedListeners);
+    candidatesForHost(broad.length === 0 ? named : [...new Set([...named, ...broad])], host, attachedListeners);
   const index: HostIndex = { exact: {}, wildcard: {}, any: rank("") };
   for (const pattern of [...patterns].sort()) {
     if (isWildcard(pattern)) {

@@ -61,8 +61,21 @@ export class StatusBook {
   private readonly reported: ResourceStatus[] = [];
   private readonly listenerStates = new Map<string, { conditions: Condition[]; attachedRoutes: number }>();
 
+  /**
+   * The last subject asked for, and its status: a route is told of itself and its parents one call after another,
+   * and each lookup in a map of 100k routes took about 0.5 µs.
+   */
+  private lastSubject?: Subject;
+  private lastStatus?: ResourceStatus;
+
   /** The status of `subject`, created empty on first use (in the order objects are first reported). */
   private entry(subject: Subject): ResourceStatus {
+    if (subject === this.lastSubject) return this.lastStatus!;
+    this.lastSubject = subject;
+    return (this.lastStatus = this.find(subject));
+  }
+
+  private find(subject: Subject): ResourceStatus {
     const scope = scopeOf(subject);
     let status = this.entries.get(scope, nameOf(subject));
     if (!status) {
