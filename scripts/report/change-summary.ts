@@ -57,9 +57,13 @@ function backendParts(diff: TableDiff, next: RouteTable): string[] {
   return parts;
 }
 
+/** The summary of a table's first version: there is nothing to compare it with. */
+export const firstVersionSummary = (table: RouteTable): string =>
+  `first version: ${count(table.rules.length, "rule")}, ${count(Object.keys(table.backends).length, "backend")}`;
+
 /** What `next` changes from `current` (the version served before it), in one line. */
 export function changeSummary(diff: TableDiff, current: RouteTable | null, next: RouteTable): string {
-  if (!current) return `first version: ${count(next.rules.length, "rule")}, ${count(Object.keys(next.backends).length, "backend")}`;
+  if (!current) return firstVersionSummary(next);
   if (diff.from === diff.to) return "no change";
   const parts = [
     ...clusterParts(diff),

