@@ -46,6 +46,9 @@ describe("local KV store (Miniflare in a host process)", () => {
       await kv.put("probe", text);
       expect(await kv.get("probe")).toBe(text);
       expect(await kv.get("never-written")).toBeNull();
+      // Values go to workerd and back as streams of bytes: an empty one too.
+      await kv.put("empty", "");
+      expect(await kv.get("empty")).toBe("");
 
       const big = "x".repeat(5 * 2 ** 20 - 3) + "✓";
       await kv.put("big", big);
