@@ -17,6 +17,7 @@ import { canarySettings } from "../../store/canary-store";
 import { UserError } from "../../lib/user-error";
 import { diffLines, diffTables } from "../../report/diff-tables";
 import { largeDrop } from "../../checks/large-drop";
+import { count } from "../../report/report";
 import {
   type CompiledConfig,
   type DiffData,
@@ -175,7 +176,7 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
         ...checked.report,
         "",
         outcome.changed
-          ? `wrote table ${name}@${outcome.version}${shards > 0 ? ` in ${shards} shards by host` : ""} to ${target}${outcome.canary ? " as a canary" : ""} (previous: ${outcome.previous ?? "none"}): ${outcome.summary}`
+          ? `wrote table ${name}@${outcome.version}${shards > 0 ? ` in ${count(shards, "shard")} by host` : ""} to ${target}${outcome.canary ? " as a canary" : ""} (previous: ${outcome.previous ?? "none"}): ${outcome.summary}`
           : `table ${name}@${outcome.version} is already ${outcome.canary ? "the canary in progress" : "current"} in ${target}; nothing written`,
         ...(outcome.canary && outcome.changed ? canaryLines(name, outcome.canary, outcome.previous ?? "") : []),
         ...(outcome.canaryRefused ? [`  pushed as the current version, not as a canary: ${outcome.canaryRefused}`] : []),
