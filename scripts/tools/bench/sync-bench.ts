@@ -17,7 +17,7 @@ const ROOT = resolve(import.meta.dirname, "..", "..", "..");
 const PROBE = [join(ROOT, "scripts/run-bundled.mjs"), join(ROOT, "scripts/tools/bench/sync-probe.ts")];
 /** `kedge sync` pushing to local state, as the CLI runs it (a bundle), reporting its peak memory. */
 const PUSH_PROBE = [join(ROOT, "scripts/run-bundled.mjs"), join(ROOT, "scripts/tools/bench/push-probe.ts")];
-/** First pushes timed per config: one run swings ±0.2 s on this machine. */
+/** First pushes timed per config: runs of one build differed by up to 0.5 s on this machine. */
 const PUSH_RUNS = 3;
 /** Times a cold host in a process of its own: the compile's heap would slow what a small isolate does. */
 const COLD_HOST_PROBE = [join(ROOT, "scripts/run-bundled.mjs"), join(ROOT, "scripts/tools/bench/cold-host-probe.ts")];
