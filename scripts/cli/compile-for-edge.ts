@@ -9,7 +9,7 @@ import { compileLoaded } from "../config/compile-loaded";
 import type { Diagnostic, ResourceStatus } from "../../src/compile/status/diagnostics";
 import type { SkippedDocument } from "../../src/gateway-api/parse-manifests";
 import type { RouteTable } from "../../src/table/route-table";
-import { planStorage, type ShardLimits, type StoragePlan, type WholeText } from "../../src/table/shard-table";
+import { planStorage, type ShardLimits, type StoragePlan, type TextFacts } from "../../src/table/shard-table";
 import { readWranglerFacts } from "../config/wrangler-config";
 import { missingRoutesBlock, tableNameProblem } from "../checks/deployment-checks";
 import type { LoadedConfig } from "../config/load-config";
@@ -59,8 +59,8 @@ export interface CompileChecks {
 }
 
 /** How the table will be stored (whole or in shards); one KV cannot hold is refused before anything is written (exit 2). */
-export function planOrRefuse(table: RouteTable, limits: ShardLimits = {}, whole?: WholeText): StoragePlan {
-  const planned = planStorage(table, limits, whole);
+export function planOrRefuse(table: RouteTable, limits: ShardLimits = {}, facts?: TextFacts): StoragePlan {
+  const planned = planStorage(table, limits, facts);
   if (planned.ok) return planned.plan;
   throw new UserError(
     planned.problem,
@@ -98,15 +98,7 @@ export async function compileForEdge(
     skipped: loaded.skipped,
   };
   const report = [
-    formatReport({
-      // Named, not spread: the result's text is made only when asked for.
-      table: result.table,
-      statuses: result.statuses,
-      diagnostics: result.diagnostics,
-      skipped: loaded.skipped,
-      clusters: names,
-      verbose: checks.verbose,
-    }),
+    formatReport({ ...result, skipped: loaded.skipped, clusters: names, verbose: checks.verbose }),
     ...loaded.unknownClusterDirs.map((dir) => `! clusters/${dir}/ is not named in kedge.yaml; ignored`),
   ];
   const invalidObjects = new Set(

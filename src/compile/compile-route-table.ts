@@ -15,7 +15,7 @@
 import { CompileReport } from "./status/compile-report";
 import { REASON } from "./status/conditions";
 import type { Manifest } from "../gateway-api/manifest";
-import { canonicalJsonByParts, sha256Hex, writeCanonicalJson } from "../table/canonical-json";
+import { sha256Hex, writeCanonicalJson } from "../table/canonical-json";
 import { utf8Length } from "../table/utf8-length";
 import type { PartLengths } from "../table/shard-table";
 import { type CompiledMatch, type CompiledRule, type Protocol, type RouteTable, SCHEMA_VERSION } from "../table/route-table";
@@ -54,14 +54,12 @@ import { type Diagnostic, type ResourceStatus } from "./status/diagnostics";
 export interface CompileResult {
   table: RouteTable;
   /**
-   * The table's canonical JSON: what is stored whole when it fits one value. Made when first asked: a table
-   * stored in shards never needs it, and a 100k-route table's is 36 MB.
+   * The UTF-8 bytes of the table's canonical JSON, known without making it (a 100k-route table's text is 36 MB,
+   * and a table stored in shards is never written whole).
    */
-  readonly text: string;
-  /** The UTF-8 bytes of `text`, known without making it. */
-  readonly bytes: number;
+  bytes: number;
   /** The JSON length of each match and rule, known from writing the text for the version: storage planning reads them. */
-  readonly partLengths: PartLengths;
+  partLengths: PartLengths;
   diagnostics: Diagnostic[];
   statuses: ResourceStatus[];
 }
@@ -185,13 +183,8 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[],
   const report = new CompileReport();
   const body = compileBody(edge, manifests, report);
   const { version, bytes, partLengths } = await versionOf(body, (options.digest ?? webCryptoDigest)());
-  const table: RouteTable = { ...body, version };
-  let text: string | undefined;
   return {
-    table,
-    get text() {
-      return (text ??= canonicalJsonByParts(table));
-    },
+    table: { ...body, version },
     bytes,
     partLengths,
     diagnostics: report.diagnostics(),

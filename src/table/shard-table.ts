@@ -166,6 +166,11 @@ class ShardBuilder {
     return base + 3 * chars;
   }
 
+  /** The shard's text: its table's canonical JSON. */
+  text(): string {
+    return canonicalJsonByParts(this.build());
+  }
+
   build(): RouteTable {
     const { table } = this.sizes;
     const ascending = (s: Set<number>) => [...s].sort((a, b) => a - b);
@@ -225,32 +230,28 @@ class PartSizes {
 }
 
 /**
- * A table's canonical JSON and its UTF-8 bytes; the text is read only when the table is stored whole. The compiler
- * knows its parts' lengths too, from writing the text for its version: shards are packed by them.
+ * What is known of a table's canonical JSON without making it: its UTF-8 bytes, and the lengths of its parts. The
+ * compiler knows both from writing the text for the table's version; shards are packed by the lengths.
  */
-export interface WholeText {
-  readonly text: string;
+export interface TextFacts {
   readonly bytes: number;
   readonly partLengths?: PartLengths;
 }
 
-/** The canonical JSON of a table the caller has no text of. */
-function wholeText(table: RouteTable): WholeText {
-  const text = canonicalJsonByParts(table);
-  return { text, bytes: utf8Length(text) };
-}
+/** The facts of a table's text, for a caller that has none: the text is made once to measure it. */
+const factsOf = (table: RouteTable): TextFacts => ({ bytes: utf8Length(canonicalJsonByParts(table)) });
 
 /**
- * One value while the table fits the shard size; else shards of at most about that size each. `whole` is the
- * table's canonical JSON, when the caller knows it already (the compiler knows its size without making it).
+ * One value while the table fits the shard size; else shards of at most about that size each. `facts` are what the
+ * compiler knows of the table's text: a table stored in shards is never written whole.
  */
-export function planStorage(table: RouteTable, limits: ShardLimits = {}, whole: WholeText = wholeText(table)): PlanResult {
+export function planStorage(table: RouteTable, limits: ShardLimits = {}, facts: TextFacts = factsOf(table)): PlanResult {
   const shardBytes = limits.shardBytes ?? DEFAULT_SHARD_BYTES;
   const valueLimit = limits.valueLimitBytes ?? KV_VALUE_LIMIT_BYTES;
-  const wholeBytes = whole.bytes;
-  if (wholeBytes <= shardBytes) return { ok: true, plan: { table, root: { value: table, text: whole.text }, shards: [] } };
+  const wholeBytes = facts.bytes;
+  if (wholeBytes <= shardBytes) return { ok: true, plan: { table, root: { value: table, text: canonicalJsonByParts(table) }, shards: [] } };
 
-  const sizes = new PartSizes(table, whole.partLengths);
+  const sizes = new PartSizes(table, facts.partLengths);
   const base = utf8Length(canonicalJson({ ...table, hosts: {}, matches: [], rules: [], backends: {} }));
   const builders: ShardBuilder[] = [];
   let current = new ShardBuilder(sizes);
@@ -269,7 +270,7 @@ export function planStorage(table: RouteTable, limits: ShardLimits = {}, whole: 
   // is written: a shard that surely fits is not made here; one that might not is made now to be measured.
   for (const builder of builders) {
     if (builder.mostBytes(base) <= valueLimit) continue;
-    const bytes = utf8Length(canonicalJsonByParts(builder.build()));
+    const bytes = utf8Length(builder.text());
     if (bytes > valueLimit) {
       const what = builder.units.length === 1 ? `${describeUnit(builder.units[0]!)} alone needs` : "one shard needs";
       return {
@@ -307,11 +308,12 @@ export function planStorage(table: RouteTable, limits: ShardLimits = {}, whole: 
     };
   }
 
+  // Each shard's size, recorded as its text is made: the root writes them down.
   const textBytes: number[] = [];
   const shards: PlannedShard[] = builders.map((builder, i) => ({
     value: () => builder.build(),
     text() {
-      const text = canonicalJsonByParts(builder.build());
+      const text = builder.text();
       textBytes[i] = utf8Length(text);
       // The plan's bound said it fits: were that ever wrong, the push stops here, before this shard is written.
       if (textBytes[i] > valueLimit)
@@ -327,7 +329,9 @@ export function planStorage(table: RouteTable, limits: ShardLimits = {}, whole: 
       shards,
       get root() {
         if (root) return root;
-        const value = rootWith((i) => textBytes[i] ?? (shards[i]!.text(), textBytes[i]!));
+        // A shard whose text was not made yet (the root read before the push) is made to be measured.
+        for (const [i, shard] of shards.entries()) if (textBytes[i] === undefined) shard.text();
+        const value = rootWith((i) => textBytes[i]!);
         return (root = { value, text: canonicalJson(value) });
       },
     },

@@ -3,6 +3,7 @@ import { parse } from "yaml";
 import { type CompileOptions, compileRouteTable, type CompileResult } from "../../src/compile/compile-route-table";
 import { type EdgeConfig, parseEdgeConfig } from "../../src/compile/input/edge-config";
 import { parseManifestFile } from "../../src/gateway-api/parse-manifests";
+import { planStorage } from "../../src/table/shard-table";
 
 /** `edge` is kedge.yaml's text (or the settings already read); `clusters` maps a cluster name to its resources' YAML. */
 export async function compileYaml(
@@ -15,4 +16,11 @@ export async function compileYaml(
     ([cluster, text]) => parseManifestFile(cluster, `clusters/${cluster}/test.yaml`, text).manifests,
   );
   return compileRouteTable(edge, manifests, options);
+}
+
+/** The table's text as a push stores it, for a table under the shard size (stored as one value). */
+export function storedText(result: CompileResult): string {
+  const planned = planStorage(result.table, {}, result);
+  if (!planned.ok || planned.plan.shards.length > 0) throw new Error("expected a table stored as one value");
+  return planned.plan.root.text;
 }

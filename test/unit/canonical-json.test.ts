@@ -45,6 +45,16 @@ const CASES: Record<string, unknown> = {
   "an array with toJSON": { a: arrayWithToJson },
   "an object without a prototype": { a: nullPrototype },
   "a key that sorts before another only by code unit": { é: 1, z: 2, Z: 3, "😀": 4, ﬀ: 5 },
+  "all of these, nested": {
+    z: [1, undefined, () => 1, { d: 2, c: undefined, b: [] }, [[{}]], withHole],
+    a: "x",
+    m: { y: null, x: "ü中😀 \ud83d lone", skipped: undefined },
+    e: {},
+    clusters: { b: 1, "10": { "9": 1, "10": 2, a: 3 }, "9": 4 },
+    when: new Date(0),
+    custom: { toJSON: () => "custom", hidden: 1 },
+    boxed: [new String("s"), new Number(1)],
+  },
 };
 
 describe("canonical JSON", () => {
@@ -53,7 +63,7 @@ describe("canonical JSON", () => {
       const expected = sortedFirst(value);
       expect(canonicalJson(value)).toBe(expected);
       expect(canonicalJsonByParts(value)).toBe(expected);
-      for (const depth of [0, 1, 3]) expect(inPieces(value, depth)).toBe(expected);
+      for (const depth of [0, 1, 2, 3, 6]) expect(inPieces(value, depth), `depth ${depth}`).toBe(expected);
     });
 
   it("tells which values it wrote whole, with the array or object each is in", ({ expect }) => {

@@ -62,8 +62,7 @@ export const validateCommand = command<ValidateOptions>({
       statuses: result.statuses,
       skipped: loaded.skipped,
     };
-    const { table, statuses, diagnostics } = result; // not spread: the result's text is made only when asked for
-    const report = formatReport({ table, statuses, diagnostics, skipped: loaded.skipped, clusters: names, verbose: options.verbose });
+    const report = formatReport({ ...result, skipped: loaded.skipped, clusters: names, verbose: options.verbose });
     return {
       code: errors > 0 ? EXIT.REFUSED : EXIT.OK,
       data,

@@ -53,9 +53,17 @@ export function* copiesOfEach(objects: Manifest[], leads: (m: Manifest) => boole
     else byName.set(scope, m.metadata.name, (copies = [m]));
     groupOf.push(copies);
   }
+  // A group's lead, found once per group (not once per copy).
+  const leadOf = new Map<Manifest[], Manifest>();
   for (const [i, m] of objects.entries()) {
     const copies = groupOf[i]!;
-    if (m === (copies.length === 1 ? m : (copies.find(leads) ?? copies[0]))) yield copies;
+    if (copies.length === 1) {
+      yield copies;
+      continue;
+    }
+    let lead = leadOf.get(copies);
+    if (lead === undefined) leadOf.set(copies, (lead = copies.find(leads) ?? copies[0]!));
+    if (m === lead) yield copies;
   }
 }
 

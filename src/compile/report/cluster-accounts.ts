@@ -52,9 +52,8 @@ function idleCause(
       : "it is Disabled in kedge.yaml: none of its endpoints are in the table";
   if (read.objects === 0) return "no objects were read from it (an empty folder, or an API that lists nothing kedge reads)";
   if (account.routes === 0) {
-    const routes = read.routes;
-    return routes > 0
-      ? `no served route has a copy in it (its ${plural(routes, "HTTPRoute")} attach to no Gateway this edge serves, or are refused)`
+    return read.routes > 0
+      ? `no served route has a copy in it (its ${plural(read.routes, "HTTPRoute")} attach to no Gateway this edge serves, or are refused)`
       : "no served route has a copy in it (it holds no HTTPRoute)";
   }
   if (account.endpoints === 0 && !externalOnly())
