@@ -14,6 +14,7 @@ export function nodeSha256(): TextDigest {
   return { update: (piece) => void hash.update(piece, "utf8"), hex: () => hash.digest("hex") };
 }
 
-export function compileLoaded(loaded: { edge: EdgeConfig; manifests: Manifest[] }): Promise<CompileResult> {
-  return compileRouteTable(loaded.edge, loaded.manifests, { digest: nodeSha256 });
+/** A config read for one compile (LoadOptions.once) lets each route's spec go as it compiles. */
+export function compileLoaded(loaded: { edge: EdgeConfig; manifests: Manifest[]; once?: boolean }): Promise<CompileResult> {
+  return compileRouteTable(loaded.edge, loaded.manifests, { digest: nodeSha256, once: loaded.once });
 }

@@ -19,6 +19,8 @@ export interface LoadedConfig {
   unknownClusterDirs: string[];
   /** The clusters read through their API (kedge.yaml `kubeContext`), once read: where their status is written back. */
   live: LiveCluster[];
+  /** Read for one compile (LoadOptions.once): it lets each route's spec go as it compiles. */
+  once?: boolean;
 }
 
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
@@ -68,6 +70,12 @@ export function filesUnder(dir: string, seen = new Set<string>()): string[] {
 /** What a person watching sees of a long read: a line per big file (only on a terminal; the caller decides). */
 export interface LoadOptions {
   progress?: (line: string) => void;
+  /**
+   * The command compiles the objects once and reads their specs no more (sync and validate, not --watch or dev,
+   * which compile them again): the compile lets each route's spec go as it is done (CompileOptions.once), and the
+   * read budget counts the smaller peak that makes.
+   */
+  once?: boolean;
 }
 
 /**
@@ -137,7 +145,7 @@ export function loadConfig(configDir: string, options: LoadOptions = {}): Loaded
   const clustersDir = join(configDir, "clusters");
   const manifests: Manifest[] = [];
   const skipped: SkippedDocument[] = [];
-  const memory = new ReadBudget();
+  const memory = new ReadBudget(undefined, { once: options.once });
   for (const cluster of edge.clusters) {
     // A live cluster is read through the Kubernetes API (withLiveClusters), not from a folder.
     if (cluster.kubeContext) continue;
@@ -151,7 +159,7 @@ export function loadConfig(configDir: string, options: LoadOptions = {}): Loaded
       const shown = relative(process.cwd(), file) || file;
       try {
         const size = statSync(file).size;
-        memory.admit(shown, size, denseShare(file, size));
+        memory.admit(shown, size, denseShare(file, size), file.toLowerCase().endsWith(".json") ? "json" : "yaml");
         const started = Date.now();
         if (size >= BIG_FILE) options.progress?.(`reading ${shown} (${Math.round(size / 2 ** 20)} MB)…`);
         const parsed = parseManifestFile(cluster.name, shown, readFileSync(file, "utf8"), { source: rereadable(file) });
@@ -172,7 +180,7 @@ export function loadConfig(configDir: string, options: LoadOptions = {}): Loaded
         .filter((d) => d.isDirectory() && !named.has(d.name))
         .map((d) => d.name)
     : [];
-  return { edge, manifests, skipped, unknownClusterDirs, live: [] };
+  return { edge, manifests, skipped, unknownClusterDirs, live: [], ...(options.once ? { once: true } : {}) };
 }
 
 /** The config with the objects of its live clusters (kedge.yaml `kubeContext`) read through the Kubernetes API. */

@@ -1,17 +1,24 @@
 /**
  * @module Whether the manifests to read fit in this process's memory, decided before they are read: a dump too
  * big for the heap would otherwise end the process with V8's "JavaScript heap out of memory" trace after a
- * minute of work. A sync's live memory peaks at up to sixteen times its input's size, not counting indentation,
- * which costs nothing once parsed (measured: a kubectl dump, mostly objects no route reaches, about ten; 100,000
- * routes, every object compiled, about fifteen; 100,000 routes as `kubectl get -o json` prints them, 60 % spaces,
- * about six); a read that would pass the heap limit stops at once with one line that says so and what to do.
+ * minute of work. A read that would pass the heap limit stops at once with one line that says so and what to do.
+ * Indentation costs nothing once parsed: the cost counts the text's other bytes.
  */
 import { closeSync, openSync, readSync } from "node:fs";
 import { getHeapStatistics } from "node:v8";
 import { UserError } from "../lib/user-error";
 
-/** Peak memory of a read, as a multiple of the text's bytes that are not whitespace. */
-export const READ_COST = 16;
+/**
+ * What a read and its compile hold at their peak (the live heap), as a multiple of the text's bytes that are not
+ * whitespace, with a margin over what was measured (each stage's end, after a full GC):
+ * - JSON read for one compile (LoadOptions.once): 100,000 routes 5.6, 1,000,000 routes 5.3;
+ * - JSON compiled again later (--watch, dev), every route's spec kept: 100,000 routes 7.1;
+ * - YAML: 100,000 routes 10 (js-yaml's strings are slices of the file's text, which they keep while read).
+ */
+export const READ_COST = { json: 6, jsonKept: 8, yaml: 12 } as const;
+
+/** How a file is read: JSON.parse, or the YAML readers. */
+export type TextFormat = "json" | "yaml";
 
 /** The longest string V8 makes (2^29 - 24 characters): a file is read as one. */
 export const MAX_FILE_BYTES = 2 ** 29 - 24;
@@ -49,24 +56,29 @@ const gb = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GB`;
 
 export class ReadBudget {
   private bytes = 0;
+  private need = 0;
   private readonly limit: number;
+  private readonly once: boolean;
 
-  constructor(limit = getHeapStatistics().heap_size_limit) {
+  /** `once`: the objects are compiled once (LoadOptions.once). */
+  constructor(limit = getHeapStatistics().heap_size_limit, options: { once?: boolean } = {}) {
     this.limit = limit;
+    this.once = options.once ?? false;
   }
 
   /**
    * Counts a file of `size` bytes, `dense` of them not whitespace, in; throws a UserError when everything read so
    * far would not fit, or the file is longer than a string can be.
    */
-  admit(file: string, size: number, dense = 1): void {
+  admit(file: string, size: number, dense = 1, format: TextFormat = "yaml"): void {
     if (size > MAX_FILE_BYTES)
       throw new UserError(
         `${file}: ${mb(size)} is more than kedge reads as one file (${mb(MAX_FILE_BYTES)})`,
         "split it: one file per kind or per namespace (kubectl get ... -n NAMESPACE), in the same cluster folder; nothing was written",
       );
     this.bytes += size * dense;
-    const need = this.bytes * READ_COST;
+    this.need += size * dense * (format === "yaml" ? READ_COST.yaml : this.once ? READ_COST.json : READ_COST.jsonKept);
+    const need = this.need;
     if (need <= this.limit) return;
     throw new UserError(
       `${file}: ${mb(this.bytes)} of manifests to read (not counting whitespace) need about ${gb(need)} of memory, more than this process may use (${gb(this.limit)})`,

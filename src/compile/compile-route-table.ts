@@ -27,7 +27,7 @@ import type { BackendContext } from "./backends/targets";
 import { XBackends } from "./backends/xbackends";
 import { emitBackends, emitEdgeSettings } from "./emit/backends";
 import { buildHostIndex, type IndexedAttachment } from "./emit/host-index";
-import { emitRoute, type ServedRoute } from "./emit/rules";
+import { emitRoute, type ServedRoute, sharedRouteLists } from "./emit/rules";
 import { compileGateways, reportGateways } from "./gateways/gateways";
 import { isServed } from "./gateways/listener";
 import { compileListenerSets, reportListenerSets } from "./gateways/listener-sets";
@@ -139,6 +139,12 @@ function webCryptoDigest(): TextDigest {
 export interface CompileOptions {
   /** The digest the version is the first 20 hex digits of: Web Crypto's unless given. */
   digest?: () => TextDigest;
+  /**
+   * The caller reads the objects' specs no more (a one-shot command; not a controller, which compiles its objects
+   * again): each HTTPRoute's spec is let go as soon as its route is compiled, not held to the end with the table
+   * and the statuses. A million routes' specs are about 450 MB.
+   */
+  once?: boolean;
 }
 
 /** The pieces a digest is fed: about this many characters each. */
@@ -181,7 +187,7 @@ async function versionOf(
  */
 export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[], options: CompileOptions = {}): Promise<CompileResult> {
   const report = new CompileReport();
-  const body = compileBody(edge, manifests, report);
+  const body = compileBody(edge, manifests, report, options.once ?? false);
   const { version, bytes, partLengths } = await versionOf(body, (options.digest ?? webCryptoDigest)());
   return {
     table: { ...body, version },
@@ -197,7 +203,7 @@ export async function compileRouteTable(edge: EdgeConfig, manifests: Manifest[],
  * matches and what indexes them: about a third of what a compile holds) are gone once it returns, before the
  * table's text is made.
  */
-function compileBody(edge: EdgeConfig, manifests: Manifest[], report: CompileReport): Omit<RouteTable, "version"> {
+function compileBody(edge: EdgeConfig, manifests: Manifest[], report: CompileReport, once: boolean): Omit<RouteTable, "version"> {
   const clusterOrder = new Map(edge.clusters.map((c, i) => [c.name, i]));
   const { index, others, theirs } = readInput(manifests, edge, clusterOrder, report);
 
@@ -213,9 +219,10 @@ function compileBody(edge: EdgeConfig, manifests: Manifest[], report: CompileRep
   const matches: CompiledMatch[] = [];
   const attachments: IndexedAttachment[] = [];
   const routes: ServedRoute[] = [];
+  const shared = sharedRouteLists();
   // Each route's rules go into the table as it compiles; its draft is let go before the next is made.
-  for (const draft of compileHTTPRoutes(ctx, listeners, clusterOrder, report, othersRoutes)) {
-    const emitted = emitRoute(draft, clusterOrder.get(draft.manifest.cluster) ?? 0, rules, matches);
+  for (const draft of compileHTTPRoutes(ctx, listeners, clusterOrder, report, othersRoutes, once)) {
+    const emitted = emitRoute(draft, clusterOrder.get(draft.manifest.cluster) ?? 0, rules, matches, shared);
     routes.push(emitted.served);
     for (const a of emitted.attachments) attachments.push(a);
   }
@@ -233,7 +240,7 @@ function compileBody(edge: EdgeConfig, manifests: Manifest[], report: CompileRep
   // The Gateways each backend is used through: what XBackends and backend policies report (a walk over every
   // served route's backends that a config without either needs not take).
   if (ctx.xbackends.manifests.length > 0 || ctx.policies.targetsOf.size > 0) {
-    const ancestors = new BackendAncestors(routes, ctx.backends, ctx.composites);
+    const ancestors = new BackendAncestors(routes, rules, ctx.backends, ctx.composites);
     for (const xb of ctx.xbackends.manifests)
       report.setAncestors(xb, ancestors.of(xb.cluster, [backendKey({ ...xb.metadata, cluster: xb.cluster, kind: "XBackend" })]));
     for (const [policy, keys] of ctx.policies.targetsOf) report.setAncestors(policy, ancestors.of(policy.cluster, keys));
@@ -245,7 +252,7 @@ function compileBody(edge: EdgeConfig, manifests: Manifest[], report: CompileRep
     report,
   );
   const dropped = reportDroppedEndpoints(ctx.droppedSlices, index, report);
-  const accounts = accountClusters(edge, manifests, routes, Object.values(backends), dropped, report);
+  const accounts = accountClusters(edge, manifests, routes, rules, Object.values(backends), dropped, report);
   reportNoReadyEndpoints(
     [...used].flatMap((id) => backends[id] ?? []),
     index,

@@ -9,3 +9,21 @@
 const NONE: never[] = Object.freeze([]) as never[];
 
 export const kept = <T>(items: T[]): T[] => (items.length === 0 ? NONE : items.slice());
+
+/**
+ * Lists that many routes have alike (the clusters a route stands for, the listeners it attached through): one
+ * frozen array for each, shared, not one per route (a million routes' own would be about 100 MB).
+ */
+export class SharedLists<T> {
+  private readonly byKey = new Map<string, T[]>();
+
+  /** The shared list of `items`; `key` tells lists apart (equal keys, equal items). */
+  of(key: string, items: T[]): T[] {
+    let list = this.byKey.get(key);
+    if (!list) {
+      list = Object.freeze(items.slice()) as T[];
+      this.byKey.set(key, list);
+    }
+    return list;
+  }
+}

@@ -31,6 +31,25 @@ export interface Manifest {
   locate?: Locate;
 }
 
+/**
+ * The spec of an object whose compile is done, when its caller said it reads the objects no more (a one-shot
+ * command: CompileOptions.once): one shared, empty object that throws when a field is read, so a stage that
+ * reads a spec after it was let go fails loudly in the tests instead of compiling nothing from it. What every
+ * object answers (`constructor`, `toJSON`, symbols: what printing or comparing an object asks) it answers as `{}`.
+ */
+export const SPENT: JsonObject = new Proxy(Object.freeze({}), {
+  get(target, key) {
+    if (typeof key === "symbol" || key in Object.prototype || key === "toJSON" || key === "then") return Reflect.get(target, key);
+    throw new Error(`kedge bug: a spec was read (${key}) after its compile let it go`);
+  },
+});
+
+/** Lets go of the spec of an object the compile is done with: SPENT. */
+export function letGoOfSpec(m: Manifest): void {
+  m.spec = SPENT;
+  if (m.raw.spec !== undefined) m.raw.spec = SPENT;
+}
+
 export const isJsonObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The API group of an apiVersion ("" for the core group). */

@@ -11,7 +11,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, it } from "vitest";
 import { parseAllDocuments, stringify } from "yaml";
-import { compileRouteTable, type CompileResult } from "../../src/compile/compile-route-table";
+import { type CompileOptions, compileRouteTable, type CompileResult } from "../../src/compile/compile-route-table";
+import type { EdgeConfig } from "../../src/compile/input/edge-config";
+import { type Manifest, SPENT } from "../../src/gateway-api/manifest";
 import { parentRefText } from "../../src/compile/status/diagnostics";
 import { parseEdgeConfig } from "../../src/compile/input/edge-config";
 import { parseManifestFile } from "../../src/gateway-api/parse-manifests";
@@ -29,7 +31,11 @@ function inputDocuments(file: string): Record<string, unknown>[] {
   return isEdgeConfig(docs[0]) ? docs : [...read(join(dirname(file), "base.yaml")), ...docs];
 }
 
-async function compileFixture(file: string): Promise<CompileResult> {
+async function compileFixture(file: string, options: CompileOptions = {}): Promise<CompileResult> {
+  return compileRouteTable(...fixtureInput(file), options);
+}
+
+function fixtureInput(file: string): [EdgeConfig, Manifest[]] {
   const [first, ...resources] = inputDocuments(file);
   const edge = parseEdgeConfig(first, "kedge.yaml");
   const manifests = resources.flatMap((doc) => {
@@ -38,7 +44,7 @@ async function compileFixture(file: string): Promise<CompileResult> {
     const clusters = listed === "*" ? edge.clusters.map((c) => c.name) : (listed?.split(",") ?? [edge.clusters[0]?.name ?? "c1"]);
     return clusters.flatMap((cluster) => parseManifestFile(cluster, "fixture.yaml", stringify(doc)).manifests);
   });
-  return compileRouteTable(edge, manifests);
+  return [edge, manifests];
 }
 
 /** Every input under the fixtures folder, by its path there. */
@@ -117,6 +123,19 @@ describe("compile golden fixtures", () => {
       expect(result.bytes).toBe(new TextEncoder().encode(text).length);
       const body = canonicalJson({ ...result.table, version: undefined });
       expect(result.table.version).toBe((await sha256Hex(body)).slice(0, 20));
+      // A one-shot command's compile (`once`) lets each route's spec go as it compiles, and says all the same.
+      const [edge, manifests] = fixtureInput(join(DIR, file));
+      const once = await compileRouteTable(edge, manifests, { once: true });
+      expect(storedText(once)).toBe(text);
+      expect(once.diagnostics).toEqual(result.diagnostics);
+      expect(once.statuses).toEqual(result.statuses);
+      // Routes that attached were let go (and say so when read); nothing but routes was.
+      const spent = manifests.filter((m) => m.spec === SPENT);
+      expect(spent.length > 0).toBe(once.statuses.some((s) => s.object.kind === "HTTPRoute" && s.parents?.length));
+      for (const m of spent) {
+        expect(m.kind).toBe("HTTPRoute");
+        expect(() => m.spec.rules, `${m.metadata.name}`).toThrow(/kedge bug: a spec was read \(rules\)/);
+      }
     });
   }
 

@@ -64,7 +64,7 @@ export function diffWithServed(
 ): Promise<Outcome<DiffData>> {
   const where = storeTarget(options);
   return withStore(where, "read", {}, async (store) => {
-    const loaded = compiled?.loaded ?? (await withLiveClusters(loadConfig(options.config, { progress: io.progress })));
+    const loaded = compiled?.loaded ?? (await withLiveClusters(loadConfig(options.config, { progress: io.progress, once: true })));
     // A diff writes nothing: it compares whatever would compile, and says when a sync would refuse it.
     const checks: CompileChecks = {
       strict: options.strict ?? false,

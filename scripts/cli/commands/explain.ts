@@ -201,7 +201,7 @@ export const explainCommand = command<ExplainOptions>({
     if (!options.host) throw new UserError("--host is required", "kedge explain --host shop.example.com --path /cart");
     const where = storeTarget(options);
     // Only a compile needs the clusters' objects (a live cluster's are read through its API); the served table needs the name.
-    const loaded = loadConfig(options.config);
+    const loaded = loadConfig(options.config, { once: true });
     let table: RouteTable | null;
     let canary: { spec: CanaryPointer; table: RouteTable } | undefined;
     let unhealthy = new Set<string>();

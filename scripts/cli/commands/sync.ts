@@ -113,7 +113,7 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
   if (options.dryRun) return diffWithServed(options, io, EXIT.OK, compiled);
   const where = storeTarget(options);
   return withStore(where, "write", { progress: io.progress, waiting: io.note }, async (store) => {
-    const loaded = compiled?.loaded ?? (await withLiveClusters(loadConfig(options.config, { progress: io.progress })));
+    const loaded = compiled?.loaded ?? (await withLiveClusters(loadConfig(options.config, { progress: io.progress, once: true })));
     const checks = {
       strict: options.strict ?? false,
       allowInvalid: options.allowInvalid ?? false,

@@ -43,7 +43,7 @@ export const validateCommand = command<ValidateOptions>({
   },
   examples: ["kedge validate", "kedge validate --config config -o json"],
   async run(options, _args, io) {
-    const loaded = await withLiveClusters(loadConfig(options.config, { progress: io.progress }));
+    const loaded = await withLiveClusters(loadConfig(options.config, { progress: io.progress, once: true }));
     const result = await compileLoaded(loaded);
     const errors = errorCount(result.diagnostics);
     const warnings = result.diagnostics.filter((d) => d.severity === "warning").length + loaded.skipped.length;

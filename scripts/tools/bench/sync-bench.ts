@@ -83,6 +83,8 @@ export interface SyncScaleFigure {
   loadMs: number;
   compileMs: number;
   maxRssMB: number;
+  /** The heap Node was given (--max-old-space-size), when not its default. */
+  heapMiB?: number;
   /** What a cold host costs the edge with this table in shards, when asked for. */
   coldHost?: ShardedLoadFigure;
   /** A first push to empty local state, end to end (process start to exit), when asked for: each run. */
@@ -101,7 +103,7 @@ function firstPush(dir: string): { wallMs: number; maxRssMB: number } {
 
 /**
  * Load + compile of `routes` routes over `hosts` hosts in a fresh process: time and peak RSS (no CLI runs).
- * `heapMiB` gives the process a bigger heap than Node's default, as the read budget's refusal tells a user to.
+ * `heapMiB` sets the process's heap (--max-old-space-size), as a user sets it for a container's memory limit.
  */
 export function benchSyncScale(
   routes: number,
@@ -123,7 +125,7 @@ export function benchSyncScale(
     ) as { rules: number; loadMs: number; compileMs: number; maxRssMB: number };
     if (probe.rules !== routes) throw new Error(`expected ${routes} rules, compiled ${probe.rules}`);
     const { loadMs, compileMs, maxRssMB } = probe;
-    const figure: SyncScaleFigure = { routes, hosts, clusters, loadMs, compileMs, maxRssMB };
+    const figure: SyncScaleFigure = { routes, hosts, clusters, loadMs, compileMs, maxRssMB, ...(heapMiB ? { heapMiB } : {}) };
     if (coldHost)
       figure.coldHost = JSON.parse(execFileSync(process.execPath, [...COLD_HOST_PROBE, coldHostFile], { cwd: ROOT, env }).toString());
     if (push) {

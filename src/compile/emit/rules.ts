@@ -6,20 +6,41 @@
 import type { CompiledMatch, CompiledRule } from "../../table/route-table";
 import type { IndexedAttachment } from "./host-index";
 import type { Manifest } from "../../gateway-api/manifest";
-import type { Attachment, RouteDraft } from "../routes/http-routes";
-import { kept } from "../kept";
+import type { RouteDraft } from "../routes/http-routes";
+import { kept, SharedLists } from "../kept";
+import type { EdgeListener } from "../gateways/listener";
 
 /**
  * A served route as the reports see it once its rules are in the table: the route, the clusters it stands for,
- * where it attached, and the table's rules it made (its first port's copies: every port's copies send to the
- * same backends). Its draft is let go.
+ * the listeners it attached through, and where its rules are in the table (its first port's copies: every port's
+ * copies send to the same backends). Its draft is let go; its lists are shared with routes alike.
  */
 export interface ServedRoute {
   manifest: Manifest;
   clusters: string[];
-  attachments: Attachment[];
-  rules: CompiledRule[];
+  listeners: EdgeListener[];
+  /** Its rules are the table's `rules[firstRule]` and the `ruleCount - 1` after it. */
+  firstRule: number;
+  ruleCount: number;
 }
+
+/** The table's rules a served route made. */
+export const rulesOf = (route: ServedRoute, rules: CompiledRule[]): CompiledRule[] =>
+  rules.slice(route.firstRule, route.firstRule + route.ruleCount);
+
+/** The lists served routes share (SharedLists): one compile's. */
+export interface SharedRouteLists {
+  clusters: SharedLists<string>;
+  listeners: SharedLists<EdgeListener>;
+  /** The hostnames a route has on a listener: the routes of one host have the same. */
+  hostnames: SharedLists<string>;
+}
+
+export const sharedRouteLists = (): SharedRouteLists => ({
+  clusters: new SharedLists(),
+  listeners: new SharedLists(),
+  hostnames: new SharedLists(),
+});
 
 /** What emitting a route gives: the route as served, and its attachments with their ranked matches. */
 export interface EmittedRoute {
@@ -28,10 +49,17 @@ export interface EmittedRoute {
 }
 
 /** Appends the route's rules and matches to the table's lists. */
-export function emitRoute(draft: RouteDraft, clusterOrder: number, rules: CompiledRule[], matches: CompiledMatch[]): EmittedRoute {
+export function emitRoute(
+  draft: RouteDraft,
+  clusterOrder: number,
+  rules: CompiledRule[],
+  matches: CompiledMatch[],
+  shared: SharedRouteLists,
+): EmittedRoute {
   const { manifest: route } = draft;
-  // One identity per route: precedence tells two routes apart by it.
-  const identity = { namespace: route.metadata.namespace, name: route.metadata.name, creationTimestamp: route.metadata.creationTimestamp };
+  // The route's metadata is its identity (one object per route, with the fields precedence reads): one more per
+  // route would be 48 MB of a million-route compile.
+  const identity = route.metadata;
   const clusters = draft.clusters.join(",");
   // Ids are joined, not templated: a template keeps its pieces (a tree of 4-5 strings per id, 27 MB at 100k routes).
   const base = [clusters, route.metadata.namespace, route.metadata.name].join("/");
@@ -80,14 +108,17 @@ export function emitRoute(draft: RouteDraft, clusterOrder: number, rules: Compil
     const portMatches = kept(ranked);
     // Named fields, not a spread: V8 gives each spread copy a hidden class of its own (20 MB at 100k routes).
     for (const { listener, hostnames } of draft.attachments)
-      if (listener.port === port) result.push({ listener, hostnames, matches: portMatches });
+      if (listener.port === port)
+        result.push({ listener, hostnames: hostnames && shared.hostnames.of(hostnames.join("\n"), hostnames), matches: portMatches });
   }
+  const listeners = [...new Set(draft.attachments.map((a) => a.listener))];
   return {
     served: {
       manifest: route,
-      clusters: draft.clusters,
-      attachments: draft.attachments,
-      rules: rules.slice(first, first + draft.rules.length),
+      clusters: shared.clusters.of(clusters, draft.clusters),
+      listeners: shared.listeners.of(listeners.map((l) => l.id).join("\n"), listeners),
+      firstRule: first,
+      ruleCount: draft.rules.length,
     },
     attachments: result,
   };

@@ -5,10 +5,10 @@
  * is a member of. Only Gateways of the object's own cluster count: a status refers to objects of its
  * cluster only.
  */
-import type { CompiledBackendRef, CompiledFilter } from "../../table/route-table";
+import type { CompiledBackendRef, CompiledFilter, CompiledRule } from "../../table/route-table";
 import type { BackendRegistry } from "../backends/registry";
 import type { CompositeBackends } from "../backends/composite-backends";
-import type { ServedRoute } from "../emit/rules";
+import { rulesOf, type ServedRoute } from "../emit/rules";
 import { backendKey } from "../backends/backend-policies";
 
 export interface GatewayRef {
@@ -26,14 +26,14 @@ export class BackendAncestors {
   /** backend key (as session policies name targets) → cluster → its Gateways by `namespace/name` */
   private readonly byKey = new Map<string, Map<string, Map<string, GatewayRef>>>();
 
-  constructor(routes: ServedRoute[], backends: BackendRegistry, composites: CompositeBackends) {
+  constructor(routes: ServedRoute[], rules: CompiledRule[], backends: BackendRegistry, composites: CompositeBackends) {
     for (const route of routes) {
       // A route (or Gateway) applied to several clusters is used through the Gateway in each of them.
       for (const cluster of route.clusters) {
-        const gateways = route.attachments
-          .filter(({ listener }) => listener.clusters.includes(cluster))
-          .map(({ listener: { gateway } }) => ({ namespace: gateway.metadata.namespace, name: gateway.metadata.name }));
-        for (const id of new Set(route.rules.flatMap(backendsOfRule))) {
+        const gateways = route.listeners
+          .filter((listener) => listener.clusters.includes(cluster))
+          .map(({ gateway }) => ({ namespace: gateway.metadata.namespace, name: gateway.metadata.name }));
+        for (const id of new Set(rulesOf(route, rules).flatMap(backendsOfRule))) {
           const source = backends.get(id)?.source;
           if (!source) continue;
           if (source.kind === "Service" || source.kind === "XBackend") {

@@ -6,9 +6,9 @@
  * intent is a warning naming the cost.
  */
 import type { Manifest } from "../../gateway-api/manifest";
-import { type ClusterAccount, type CompiledBackend, takesNewTraffic } from "../../table/route-table";
+import { type ClusterAccount, type CompiledBackend, type CompiledRule, takesNewTraffic } from "../../table/route-table";
 import type { EdgeConfig } from "../input/edge-config";
-import type { ServedRoute } from "../emit/rules";
+import { rulesOf, type ServedRoute } from "../emit/rules";
 import type { CompileReport } from "../status/compile-report";
 import { REASON } from "../status/conditions";
 import type { ObjectRef } from "../status/diagnostics";
@@ -70,6 +70,7 @@ export function accountClusters(
   edge: EdgeConfig,
   manifests: Manifest[],
   routes: ServedRoute[],
+  rules: CompiledRule[],
   backends: CompiledBackend[],
   droppedSlices: Manifest[],
   report: CompileReport,
@@ -97,7 +98,9 @@ export function accountClusters(
     const externalOnly = () => {
       const sentTo = routes
         .filter((r) => r.clusters.includes(c.name))
-        .flatMap((r) => r.rules.flatMap((rule) => rule.backendRefs.flatMap((ref) => (ref.backend ? [byId.get(ref.backend)] : []))));
+        .flatMap((r) =>
+          rulesOf(r, rules).flatMap((rule) => rule.backendRefs.flatMap((ref) => (ref.backend ? [byId.get(ref.backend)] : []))),
+        );
       return sentTo.length > 0 && sentTo.every((b) => b?.source.kind === "XBackend");
     };
     const idle = idleCause(

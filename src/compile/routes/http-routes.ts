@@ -7,11 +7,11 @@
 import type { CompileReport } from "../status/compile-report";
 
 import { hostnameProblem, intersectHostnames } from "../../gateway-api/hostname";
-import type { Manifest } from "../../gateway-api/manifest";
+import { letGoOfSpec, type Manifest } from "../../gateway-api/manifest";
 import type { CompiledBackendRef, CompiledFilter, CompiledRetry, CompiledSession } from "../../table/route-table";
 import { GATEWAY_GROUP } from "../input/api-groups";
 import { type BackendContext, filterContext, resolveBackendRefs, type RouteScope } from "./backend-refs";
-import { accepted, fails, holds, REASON, resolved, unsupported } from "../status/conditions";
+import { accepted, acceptedParent, fails, holds, REASON, resolved, unsupported } from "../status/conditions";
 import type { Condition, ParentRefView } from "../status/diagnostics";
 import { compileFilters } from "./filters";
 import { type EdgeListener, isServed } from "../gateways/listener";
@@ -401,7 +401,8 @@ const conflictMessage = (served: Manifest, field: string) =>
  * about 150 MB of it until the last route was done). Copies of one route in several clusters are one route
  * (namespace sameness, as the Multi-Cluster Services API resolves conflicts): identical copies merge; when copies
  * differ, the oldest copy's spec is served (creationTimestamp, then the edge's cluster order) and every cluster
- * holding a copy keeps serving under it, each differing copy told so.
+ * holding a copy keeps serving under it, each differing copy told so. With `once`, each copy's spec is let go
+ * once the route is done (CompileOptions.once).
  */
 export function* compileHTTPRoutes(
   ctx: BackendContext,
@@ -409,14 +410,16 @@ export function* compileHTTPRoutes(
   clusterOrder: Map<string, number>,
   report: CompileReport,
   othersRoutes: ReadonlySet<string>,
+  once = false,
 ): Generator<RouteDraft> {
   // In the order of each route's first copy that attaches: the table's rules follow it.
   const attaches = (route: Manifest) => namesOwnParent(route, listeners);
   for (const copies of copiesOfEach(ctx.index.all("HTTPRoute"), attaches)) {
     const attached = attachCopies(copies, listeners, report, othersRoutes);
-    if (attached.length === 0) continue;
-    const route = compileRoute(ctx, attached, clusterOrder, report);
+    const route = attached.length > 0 ? compileRoute(ctx, attached, clusterOrder, report) : null;
     if (route) yield route;
+    // Nothing reads a route's spec once its copies are compiled and its rules are in the table.
+    if (once) for (const copy of copies) letGoOfSpec(copy);
   }
 }
 
@@ -481,12 +484,13 @@ function compileRoute(
   const merged = aggregate
     ? [`one route across clusters ${clusters.join(", ")}`, servedCopy, ...aggregate.backends].filter(Boolean).join("; ")
     : "";
-  const acceptedWith = (condition: Condition, message = merged) => [
-    message ? { ...condition, message } : condition,
-    resolvedRefs,
-    // PartiallyInvalid is only ever True, and only beside an accepted parent.
-    ...(partiallyInvalid ? [partiallyInvalid] : []),
-  ];
+  const acceptedWith = (condition: Condition, message = merged) =>
+    acceptedParent(
+      message ? { ...condition, message } : condition,
+      resolvedRefs,
+      // PartiallyInvalid is only ever True, and only beside an accepted parent.
+      partiallyInvalid ? [partiallyInvalid] : [],
+    );
   const attachments = new Map<EdgeListener, Attachment>();
   const attach = (o: ParentOutcome) => {
     // Copies attached to one merged Gateway attach once.

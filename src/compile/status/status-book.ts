@@ -54,11 +54,17 @@ const scopeOf = (s: Subject): string =>
     : `${s.cluster}\u0000${apiGroup(s.apiVersion ?? "")}\u0000${s.kind}\u0000${s.namespace}`;
 const nameOf = (s: Subject): string => ("metadata" in s ? s.metadata.name : s.name);
 
+/**
+ * A status while the compile writes it: its object as it was first reported, made an ObjectRef only when the
+ * statuses are read (a million routes' ObjectRefs are about 90 MB, not held while the routes compile).
+ */
+type Entry = Omit<ResourceStatus, "object"> & { object: Subject };
+
 export class StatusBook {
   /** Found by scope and name for every report about an object, so no ObjectRef is made to find it. */
-  private readonly entries = new NamedMap<ResourceStatus>();
+  private readonly entries = new NamedMap<Entry>();
   /** Every status, in the order objects were first reported. */
-  private readonly reported: ResourceStatus[] = [];
+  private readonly reported: Entry[] = [];
   private readonly listenerStates = new Map<string, { conditions: Condition[]; attachedRoutes: number }>();
 
   /**
@@ -66,20 +72,20 @@ export class StatusBook {
    * (a 100k-route push's profile: 123 ms in these lookups, 80 ms with this).
    */
   private lastSubject?: Subject;
-  private lastStatus?: ResourceStatus;
+  private lastStatus?: Entry;
 
   /** The status of `subject`, created empty on first use (in the order objects are first reported). */
-  private entry(subject: Subject): ResourceStatus {
+  private entry(subject: Subject): Entry {
     if (subject === this.lastSubject) return this.lastStatus!;
     this.lastSubject = subject;
     return (this.lastStatus = this.find(subject));
   }
 
-  private find(subject: Subject): ResourceStatus {
+  private find(subject: Subject): Entry {
     const scope = scopeOf(subject);
     let status = this.entries.get(scope, nameOf(subject));
     if (!status) {
-      status = { object: refOf(subject), conditions: kept([]) };
+      status = { object: subject, conditions: kept([]) };
       this.entries.set(scope, nameOf(subject), status);
       this.reported.push(status);
     }
@@ -169,7 +175,8 @@ export class StatusBook {
 
   /** Every status, by kind (the GatewayClass first, then Gateways, ListenerSets, routes, backends, policies). */
   statuses(): ResourceStatus[] {
-    return this.reported
+    for (const status of this.reported) status.object = refOf(status.object);
+    return (this.reported as ResourceStatus[])
       .map((status, order) => ({ status, order }))
       .sort((a, b) => rank(a.status.object.kind) - rank(b.status.object.kind) || a.order - b.order)
       .map((e) => e.status);
