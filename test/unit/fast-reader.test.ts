@@ -21,7 +21,7 @@ function read(file: string, text: string, documentModel: boolean) {
   return parseManifestFile("c", file, text, { documentModel }).manifests.map((m) => ({
     name: `${m.kind}/${m.metadata.namespace}/${m.metadata.name}`,
     line: m.line,
-    positions: FIELDS.map((f) => m.locate?.(f) ?? null),
+    positions: FIELDS.map((f) => m.locate?.at(f) ?? null),
   }));
 }
 

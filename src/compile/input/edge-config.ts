@@ -172,7 +172,7 @@ function crossFieldProblems(raw: EdgeConfigFile): Problem[] {
 /** One line per problem (`file:line:col field: problem`), under a count. */
 function describeProblems(problems: Problem[], file: string, locate?: Locate): string {
   const lines = problems.map((p) => {
-    const at = locate?.(p.path);
+    const at = locate?.at(p.path);
     const field = fieldPathText(p.path) || "(the document)";
     return `  ${file}${at ? `:${at.line}:${at.col}` : ""}: ${field}: ${p.message}`;
   });

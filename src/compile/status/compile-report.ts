@@ -34,7 +34,7 @@ export class CompileReport extends StatusBook {
     extra: Pick<Diagnostic, "invalidObject"> = {},
   ): void {
     const object = "metadata" in subject ? objectRef(subject) : subject;
-    const position = field && "locate" in subject && subject.locate ? subject.locate(fieldSegments(field)) : undefined;
+    const position = field && "locate" in subject && subject.locate ? subject.locate.at(fieldSegments(field)) : undefined;
     this.told.push({ severity, object, field, reason, message, ...(position ? { position } : {}), ...extra });
   }
   error(subject: Told, field: string | undefined, reason: Reason, message: string): void {

@@ -32,11 +32,13 @@ export const programmed = (): Condition => PROGRAMMED;
 export const resolved = (): Condition => RESOLVED;
 
 /** A parent's conditions when a route attached to it with nothing to say: one shared, frozen list (most routes). */
-const SERVED_PARENT: Condition[] = Object.freeze([ACCEPTED, RESOLVED]) as Condition[];
+export const SERVED_PARENT: readonly Condition[] = Object.freeze([ACCEPTED, RESOLVED]);
 
 /** `Accepted=True` with `resolvedRefs`, then any `more`: the shared list when that is all the common pair. */
 export const acceptedParent = (condition: Condition, resolvedRefs: Condition, more: Condition[]): Condition[] =>
-  condition === ACCEPTED && resolvedRefs === RESOLVED && more.length === 0 ? SERVED_PARENT : [condition, resolvedRefs, ...more];
+  condition === ACCEPTED && resolvedRefs === RESOLVED && more.length === 0
+    ? (SERVED_PARENT as Condition[])
+    : [condition, resolvedRefs, ...more];
 
 /** A field the edge cannot use as written: `UnsupportedValue`, the most common problem by far. */
 export const unsupported = (field: string, message: string): FieldProblem => ({ field, reason: REASON.UnsupportedValue, message });
