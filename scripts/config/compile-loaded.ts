@@ -14,7 +14,10 @@ export function nodeSha256(): TextDigest {
   return { update: (piece) => void hash.update(piece, "utf8"), hex: () => hash.digest("hex") };
 }
 
-/** A config read for one compile (LoadOptions.once) lets each route's spec go as it compiles. */
+/**
+ * A config read for one compile (LoadOptions.once) lets each route's spec go as it compiles: it is compiled once
+ * (a second compile of it would read spent specs, and throws). A command that compiles again reads without once.
+ */
 export function compileLoaded(loaded: { edge: EdgeConfig; manifests: Manifest[]; once?: boolean }): Promise<CompileResult> {
   return compileRouteTable(loaded.edge, loaded.manifests, { digest: nodeSha256, once: loaded.once });
 }

@@ -9,7 +9,7 @@ import { ManifestSyntaxError, parseManifestFile, type SkippedDocument } from "..
 import type { LiveCluster } from "../kube/read-cluster";
 import { packageRoot } from "../lib/package-files";
 import { UserError } from "../lib/user-error";
-import { denseShare, ReadBudget } from "./read-budget";
+import { denseShare, ReadBudget, textFormat } from "./read-budget";
 
 export interface LoadedConfig {
   edge: EdgeConfig;
@@ -71,9 +71,9 @@ export function filesUnder(dir: string, seen = new Set<string>()): string[] {
 export interface LoadOptions {
   progress?: (line: string) => void;
   /**
-   * The command compiles the objects once and reads their specs no more (sync and validate, not --watch or dev,
-   * which compile them again): the compile lets each route's spec go as it is done (CompileOptions.once), and the
-   * read budget counts the smaller peak that makes.
+   * The command compiles the objects once and reads their specs no more (sync, validate, diff and explain; not
+   * --watch, which compiles them again): the compile lets each route's spec go as it is done
+   * (CompileOptions.once), and the read budget counts the smaller peak that makes.
    */
   once?: boolean;
 }
@@ -159,7 +159,7 @@ export function loadConfig(configDir: string, options: LoadOptions = {}): Loaded
       const shown = relative(process.cwd(), file) || file;
       try {
         const size = statSync(file).size;
-        memory.admit(shown, size, denseShare(file, size), file.toLowerCase().endsWith(".json") ? "json" : "yaml");
+        memory.admit(shown, size, denseShare(file, size), textFormat(file, size));
         const started = Date.now();
         if (size >= BIG_FILE) options.progress?.(`reading ${shown} (${Math.round(size / 2 ** 20)} MB)…`);
         const parsed = parseManifestFile(cluster.name, shown, readFileSync(file, "utf8"), { source: rereadable(file) });

@@ -51,6 +51,26 @@ export function denseShare(path: string, size: number): number {
   }
 }
 
+/**
+ * How the reader will read a file, as parseManifestFile decides: JSON when it is named `.json` or its text starts
+ * with `{` (after whitespace), else YAML. Known from its first 64 KiB.
+ */
+export function textFormat(path: string, size: number): TextFormat {
+  if (path.toLowerCase().endsWith(".json")) return "json";
+  const fd = openSync(path, "r");
+  try {
+    const head = Buffer.alloc(Math.min(size, 64 * 1024));
+    const read = readSync(fd, head, 0, head.length, 0);
+    for (let i = 0; i < read; i++) {
+      const byte = head[i]!;
+      if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) return byte === 0x7b ? "json" : "yaml";
+    }
+    return "yaml";
+  } finally {
+    closeSync(fd);
+  }
+}
+
 const mb = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
 const gb = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GB`;
 

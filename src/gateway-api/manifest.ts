@@ -33,14 +33,21 @@ export interface Manifest {
 
 /**
  * The spec of an object whose compile is done, when its caller said it reads the objects no more (a one-shot
- * command: CompileOptions.once): one shared, empty object that throws when a field is read, so a stage that
- * reads a spec after it was let go fails loudly in the tests instead of compiling nothing from it. What every
- * object answers (`constructor`, `toJSON`, symbols: what printing or comparing an object asks) it answers as `{}`.
+ * command: CompileOptions.once): one shared, empty object that throws when a field is read or asked for (`in`),
+ * so a stage that reads a spec after it was let go fails loudly in the tests instead of compiling nothing from
+ * it. What every object answers (`constructor`, `toJSON`, symbols) and its list of keys (empty) stay as `{}`'s:
+ * printing or comparing a manifest, as a failed assertion does, must not throw.
  */
+const spentRead = (key: string) => new Error(`kedge bug: a spec was read (${key}) after its compile let it go`);
+const answersAsEmpty = (key: string | symbol) => typeof key === "symbol" || key in Object.prototype || key === "toJSON" || key === "then";
 export const SPENT: JsonObject = new Proxy(Object.freeze({}), {
   get(target, key) {
-    if (typeof key === "symbol" || key in Object.prototype || key === "toJSON" || key === "then") return Reflect.get(target, key);
-    throw new Error(`kedge bug: a spec was read (${key}) after its compile let it go`);
+    if (answersAsEmpty(key)) return Reflect.get(target, key);
+    throw spentRead(String(key));
+  },
+  has(target, key) {
+    if (answersAsEmpty(key)) return Reflect.has(target, key);
+    throw spentRead(String(key));
   },
 });
 

@@ -129,12 +129,21 @@ describe("compile golden fixtures", () => {
       expect(storedText(once)).toBe(text);
       expect(once.diagnostics).toEqual(result.diagnostics);
       expect(once.statuses).toEqual(result.statuses);
-      // Routes that attached were let go (and say so when read); nothing but routes was.
+      // Every route that attached somewhere was let go, its spec in both places, and says so when read; nothing
+      // but routes was.
+      const key = (o: { cluster: string; kind: string; namespace: string; name: string }) =>
+        `${o.cluster}/${o.kind}/${o.namespace}/${o.name}`;
       const spent = manifests.filter((m) => m.spec === SPENT);
-      expect(spent.length > 0).toBe(once.statuses.some((s) => s.object.kind === "HTTPRoute" && s.parents?.length));
+      const attached = once.statuses.filter(
+        (s) => s.object.kind === "HTTPRoute" && s.parents?.some((p) => p.conditions[0]?.status === "True"),
+      );
+      const spentKeys = new Set(spent.map((m) => key({ ...m, namespace: m.metadata.namespace, name: m.metadata.name })));
+      for (const s of attached) expect(spentKeys, key(s.object)).toContain(key(s.object));
       for (const m of spent) {
         expect(m.kind).toBe("HTTPRoute");
+        expect(m.raw.spec).toBe(SPENT);
         expect(() => m.spec.rules, `${m.metadata.name}`).toThrow(/kedge bug: a spec was read \(rules\)/);
+        expect(() => "rules" in m.spec).toThrow(/kedge bug/);
       }
     });
   }

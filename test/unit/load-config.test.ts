@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, it, onTestFinished } from "vitest";
 import { loadConfig } from "../../scripts/config/load-config";
-import { denseShare, ReadBudget } from "../../scripts/config/read-budget";
+import { denseShare, ReadBudget, textFormat } from "../../scripts/config/read-budget";
 import { UserError } from "../../scripts/lib/user-error";
 import { aliasBomb, edgeConfig, service } from "../support/manifests";
 
@@ -116,6 +116,20 @@ describe("the read budget", () => {
     const compact = join(dir, "compact.json");
     writeFileSync(compact, JSON.stringify({ items: Array.from({ length: 50_000 }, (_, i) => ({ name: `r${i}` })) }));
     expect(denseShare(compact, statSync(compact).size)).toBe(1);
+  });
+
+  it("tells JSON from YAML as the reader does: by the name, else by the first character that is not a space", ({ expect }) => {
+    const dir = mkdtempSync(join(tmpdir(), "kedge-format-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const files = {
+      "list.json": "[]",
+      "dump.yaml": '\n  {"kind": "List", "items": []}',
+      "routes.yaml": "kind: List\nitems: []\n",
+      "empty.yaml": "",
+    };
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+    const format = (name: string) => textFormat(join(dir, name), statSync(join(dir, name)).size);
+    expect(Object.keys(files).map(format)).toEqual(["json", "json", "yaml", "yaml"]);
   });
 
   it("refuses a file longer than a string can be, in one line with its fix", ({ expect }) => {

@@ -32,15 +32,25 @@ export const rulesOf = (route: ServedRoute, rules: CompiledRule[]): CompiledRule
 export interface SharedRouteLists {
   clusters: SharedLists<string>;
   listeners: SharedLists<EdgeListener>;
+  /** A listener's key in `listeners`: the object's own number (a Gateway's and a ListenerSet's may share an id). */
+  listenerNumber(listener: EdgeListener): number;
   /** The hostnames a route has on a listener: the routes of one host have the same. */
   hostnames: SharedLists<string>;
 }
 
-export const sharedRouteLists = (): SharedRouteLists => ({
-  clusters: new SharedLists(),
-  listeners: new SharedLists(),
-  hostnames: new SharedLists(),
-});
+export function sharedRouteLists(): SharedRouteLists {
+  const numbers = new Map<EdgeListener, number>();
+  return {
+    clusters: new SharedLists(),
+    listeners: new SharedLists(),
+    listenerNumber(listener) {
+      let n = numbers.get(listener);
+      if (n === undefined) numbers.set(listener, (n = numbers.size));
+      return n;
+    },
+    hostnames: new SharedLists(),
+  };
+}
 
 /** What emitting a route gives: the route as served, and its attachments with their ranked matches. */
 export interface EmittedRoute {
@@ -116,7 +126,7 @@ export function emitRoute(
     served: {
       manifest: route,
       clusters: shared.clusters.of(clusters, draft.clusters),
-      listeners: shared.listeners.of(listeners.map((l) => l.id).join("\n"), listeners),
+      listeners: shared.listeners.of(listeners.map((l) => shared.listenerNumber(l)).join(","), listeners),
       firstRule: first,
       ruleCount: draft.rules.length,
     },

@@ -115,7 +115,9 @@ export class StatusBook {
       const key = `${parentRef.group ?? ""}\u0000${parentRef.kind ?? ""}\u0000${parentRef.namespace}\u0000${parentRef.name}\u0000${parentRef.sectionName ?? ""}\u0000${parentRef.port ?? ""}`;
       let shared = this.servedAt.get(key);
       if (!shared) {
-        shared = Object.freeze([{ parentRef, conditions }]) as NonNullable<ResourceStatus["parents"]>;
+        shared = Object.freeze([Object.freeze({ parentRef: Object.freeze(parentRef), conditions })]) as NonNullable<
+          ResourceStatus["parents"]
+        >;
         this.servedAt.set(key, shared);
       }
       status.parents = shared;
