@@ -6,24 +6,44 @@
 import type { RouteTable } from "../../src/table/route-table";
 import { servedHosts } from "../report/diff-tables";
 import { count } from "../report/report";
+import type { ServedTable } from "../store/served-table";
+import { ruleKey } from "./rule-key";
 
 /** The share of the served rules or hosts a push may remove without --force. */
 export const MAX_DROP_SHARE = 0.5;
 
-/** A rule as the edge knows it across syncs: its id without the clusters it came from (a cluster joining renames them all). */
-const ruleKey = (id: string) => id.slice(id.indexOf("/") + 1);
+/** How many rules and hosts are served, and how many of them the new table keeps. */
+interface Kept {
+  rules: { now: number; kept: number };
+  hosts: { now: number; kept: number };
+}
+
+function keptOf(current: RouteTable, next: RouteTable): Kept {
+  const rulesNow = new Set(current.rules.map((r) => ruleKey(r.id)));
+  const rulesNext = new Set(next.rules.map((r) => ruleKey(r.id)));
+  const hostsNow = servedHosts(current);
+  const hostsNext = servedHosts(next);
+  return {
+    rules: { now: rulesNow.size, kept: [...rulesNow].filter((r) => rulesNext.has(r)).length },
+    hosts: { now: hostsNow.size, kept: [...hostsNow].filter((h) => hostsNext.has(h)).length },
+  };
+}
+
+function dropVerdict({ rules, hosts }: Kept): string | null {
+  const tooMany = (gone: number, of: number) => of > 0 && (gone === of || gone / of > MAX_DROP_SHARE);
+  const rulesGone = rules.now - rules.kept;
+  const hostsGone = hosts.now - hosts.kept;
+  if (!tooMany(rulesGone, rules.now) && !tooMany(hostsGone, hosts.now)) return null;
+  return `this push would remove ${rulesGone} of ${count(rules.now, "served rule")} and ${hostsGone} of ${count(hosts.now, "served host")} (more than ${MAX_DROP_SHARE * 100}% is refused); nothing written`;
+}
 
 /** Why pushing `next` over `current` is refused without --force, or null. */
 export function largeDrop(current: RouteTable, next: RouteTable): string | null {
-  const rulesNow = new Set(current.rules.map((r) => ruleKey(r.id)));
-  const rulesNext = new Set(next.rules.map((r) => ruleKey(r.id)));
-  const rulesKept = [...rulesNow].filter((r) => rulesNext.has(r)).length;
-  const hostsNow = servedHosts(current);
-  const hostsNext = servedHosts(next);
-  const hostsKept = [...hostsNow].filter((h) => hostsNext.has(h)).length;
-  const rulesGone = rulesNow.size - rulesKept;
-  const hostsGone = hostsNow.size - hostsKept;
-  const tooMany = (gone: number, of: number) => of > 0 && (gone === of || gone / of > MAX_DROP_SHARE);
-  if (!tooMany(rulesGone, rulesNow.size) && !tooMany(hostsGone, hostsNow.size)) return null;
-  return `this push would remove ${rulesGone} of ${count(rulesNow.size, "served rule")} and ${hostsGone} of ${count(hostsNow.size, "served host")} (more than ${MAX_DROP_SHARE * 100}% is refused); nothing written`;
+  return dropVerdict(keptOf(current, next));
+}
+
+/** The same for the served table as a sync read it: whole, or its outline (the counts are the same). */
+export function largeDropFrom(served: ServedTable, next: RouteTable): string | null {
+  if (!served || served.version === next.version) return null;
+  return "table" in served ? largeDrop(served.table, next) : dropVerdict(served.outline);
 }

@@ -6,7 +6,8 @@
 import { loadEdgeSettings } from "../config/load-config";
 import { diffLines, diffTables, type TableDiff } from "../report/diff-tables";
 import { withStore } from "../store/open-store";
-import { readHistory, readPointer, readTable } from "../store/publish";
+import { readHistory, readPointer } from "../store/publish";
+import { readTable } from "../store/read-table";
 import { resolveVersion } from "../store/version-prefix";
 import { UserError } from "../lib/user-error";
 import type { TableHistoryEntry } from "../../src/table/route-table";

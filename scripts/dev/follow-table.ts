@@ -8,7 +8,8 @@
  */
 import type { RouteTable } from "../../src/table/route-table";
 import type { KvStore } from "../store/kv-store";
-import { readPointer, readTable } from "../store/publish";
+import { readPointer } from "../store/publish";
+import { readTable } from "../store/read-table";
 import { loopbackKeysOf, startLoopbackOrigins } from "./dev-origins";
 import { networkEndpoints } from "./network-stand-in";
 import type { Origin } from "./origin-server";

@@ -8,11 +8,12 @@ import type { RouteTable } from "../../src/table/route-table";
 import { count } from "./report";
 import type { TableDiff } from "./diff-tables";
 import { endpointCounts } from "./diff-endpoints";
+import type { ServedOutline } from "../store/served-table";
 
 /** Parts of a summary before the rest is counted ("(+3 more)"). */
 const PARTS_LIMIT = 6;
 /** Ids named one by one up to this many; more are counted ("4 hosts added"). */
-const NAMED_LIMIT = 2;
+export const NAMED_LIMIT = 2;
 
 /** "host a added", "host a added; host b added", or "3 hosts added". */
 function named(what: string, ids: string[], verb: string): string[] {
@@ -75,4 +76,23 @@ export function changeSummary(diff: TableDiff, current: RouteTable | null, next:
   ];
   if (parts.length === 0) parts.push(diff.hostsChanged ? "the order of a host's candidate rules changed" : "the table changed");
   return parts.length > PARTS_LIMIT ? `${parts.slice(0, PARTS_LIMIT).join("; ")} (+${parts.length - PARTS_LIMIT} more)` : parts.join("; ");
+}
+
+/**
+ * What `next` changes from a served table known by its outline (one too big to diff beside it): the hosts and rules
+ * added and removed, by id; changes within a rule or backend are not told apart from none.
+ */
+export function outlineSummary(outline: ServedOutline, next: RouteTable): string {
+  const { hosts, rules } = outline;
+  // An outline keeps the first ids of each, enough to name them when they are few.
+  const told = (what: string, ids: string[], n: number, verb: string) =>
+    n > NAMED_LIMIT ? [`${count(n, what)} ${verb}`] : named(what, ids, verb);
+  const parts = [
+    ...told("host", hosts.someAdded, hosts.added, "added"),
+    ...told("host", hosts.someRemoved, hosts.now - hosts.kept, "removed"),
+    ...told("rule", rules.someAdded, rules.added, "added"),
+    ...told("rule", rules.someRemoved, rules.now - rules.kept, "removed"),
+  ];
+  const whole = `compared by host and rule only: ${count(rules.now, "served rule")} and ${count(next.rules.length, "new rule")} are too many to diff together in this process`;
+  return parts.length === 0 ? `the table changed (${whole})` : `${parts.join("; ")} (${whole})`;
 }

@@ -8,7 +8,8 @@ import type { CanaryEnd, CanaryPointer } from "../../src/table/canary";
 import { KV_KEYS } from "../../src/table/kv-keys";
 import { byCommand, endCanary } from "./canary-store";
 import { asWriter, type KvStore } from "./kv-store";
-import { PUSH_WAIT_MS, pointerFor, readPointerWithCanary, readStoredTable } from "./publish";
+import { PUSH_WAIT_MS, pointerFor, readPointerWithCanary } from "./publish";
+import { readStoredTable } from "./read-table";
 import { takeLease } from "./push-lease";
 
 export type PromoteOutcome =

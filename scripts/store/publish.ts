@@ -8,24 +8,19 @@
  * canary's share until the edge (or `kedge promote`/`rollback`) ends it; any push ends a canary in progress.
  */
 import { createHash } from "node:crypto";
-import { joinShards, type StoragePlan } from "../../src/table/shard-table";
+import type { StoragePlan } from "../../src/table/shard-table";
 import { HISTORY_LIMIT, KV_KEYS } from "../../src/table/kv-keys";
-import { parseRouteTable, parseStoredTable, parseTableHistory, parseTablePointer } from "../../src/table/parse-route-table";
-import {
-  isSharded,
-  type RollbackMarker,
-  type RouteTable,
-  type StoredTable,
-  type TableHistoryEntry,
-  type TablePointer,
-} from "../../src/table/route-table";
+import { parseTableHistory, parseTablePointer } from "../../src/table/parse-route-table";
+import { isSharded, type RollbackMarker, type RouteTable, type TableHistoryEntry, type TablePointer } from "../../src/table/route-table";
 import { asWriter, type KvStore } from "./kv-store";
+import { readStoredTable, readTable } from "./read-table";
+import { readServed, type ServedTable } from "./served-table";
 import { byCommand, type CanarySettings, endCanary, newCanary, type PointerRead, resolvePointer } from "./canary-store";
 import type { CanaryPointer } from "../../src/table/canary";
 import { type LeaseOptions, takeLease } from "./push-lease";
 import { StorageError } from "../lib/user-error";
 import { diffTables } from "../report/diff-tables";
-import { changeSummary, firstVersionSummary } from "../report/change-summary";
+import { changeSummary, firstVersionSummary, outlineSummary } from "../report/change-summary";
 
 /** A rollback by hand a push leaves in place (PushOptions.holdFor): the mark, and the version it went back to. */
 export type RollbackHold = RollbackMarker & { to: string };
@@ -51,16 +46,6 @@ export interface PushOutcome {
   history: TableHistoryEntry[];
   /** The stored history was unreadable and was rebuilt (what was wrong). */
   historyProblem?: string;
-}
-
-async function readJson(kv: KvStore, key: string): Promise<unknown> {
-  const text = await kv.get(key);
-  if (text === null) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined; // present but corrupt
-  }
 }
 
 /** The pointer in force (a canary its record says ended folded in), or null when the table was never written. */
@@ -162,47 +147,19 @@ async function rebuildHistory(
   return entries.sort((a, b) => rank(a) - rank(b));
 }
 
-/** What `table/<name>/<version>` holds, if it is readable and of that version. */
-export async function readStoredTable(kv: KvStore, name: string, version: string): Promise<StoredTable | null> {
-  const parsed = parseStoredTable(await readJson(kv, KV_KEYS.blob(name, version)));
-  return parsed.ok && parsed.value.version === version ? parsed.value : null;
-}
-
-/** The shards of a sharded version, or null when one is missing or unreadable. */
-async function readShards(kv: KvStore, name: string, version: string, count: number): Promise<RouteTable[] | null> {
-  const texts = await kv.getMany(Array.from({ length: count }, (_, i) => KV_KEYS.shard(name, version, i)));
-  const shards: RouteTable[] = [];
-  for (const text of texts) {
-    let value: unknown = null;
-    try {
-      value = text === null ? null : JSON.parse(text);
-    } catch {
-      return null;
-    }
-    const parsed = parseRouteTable(value);
-    if (!parsed.ok || parsed.value.version !== version) return null;
-    shards.push(parsed.value);
-  }
-  return shards;
-}
-
-/** A whole version (a sharded one joined from its shards), or null when any part is missing or unreadable. */
-export async function readTable(kv: KvStore, name: string, version: string): Promise<RouteTable | null> {
-  const stored = await readStoredTable(kv, name, version);
-  if (!stored || !isSharded(stored)) return stored;
-  const shards = await readShards(kv, name, version, stored.shards.length);
-  return shards && joinShards(stored, shards);
+/** The whole table the edge serves now, if any. */
+export async function readCurrentTable(kv: KvStore, name: string): Promise<RouteTable | null> {
+  const pointer = await readPointer(kv, name);
+  return pointer && readTable(kv, name, pointer.version);
 }
 
 /**
- * The table the edge serves now, if any. `known`, a table the caller has, is what it serves when the versions are
- * the same (a version hashes the table's text): then nothing more is read, where a big table is many shards (36
- * for 100k routes) and as many objects again in memory.
+ * The table the edge serves now, to compare `next` with (served-table.ts): `next` itself when the versions are the
+ * same, whole when it fits in memory beside it, else its outline; null when none is served.
  */
-export async function readCurrentTable(kv: KvStore, name: string, known?: RouteTable): Promise<RouteTable | null> {
+export async function readCurrentServed(kv: KvStore, name: string, next: RouteTable): Promise<ServedTable> {
   const pointer = await readPointer(kv, name);
-  if (!pointer) return null;
-  return known?.version === pointer.version ? known : readTable(kv, name, pointer.version);
+  return pointer ? readServed(kv, name, pointer.version, next) : null;
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
@@ -258,10 +215,11 @@ export const PUSH_WAIT_MS = 120_000;
 /** What a push may be given besides its plan. */
 export interface PushOptions extends Omit<LeaseOptions, "readWith"> {
   /**
-   * The table the caller read as served (for the large-drop check): the history's summary is made against it
-   * when the pointer still names it, which saves reading it again (a wrangler process with --remote).
+   * The table the caller read as served (for the large-drop check), whole or its outline: the history's summary
+   * is made against it when the pointer still names it, which saves reading it again (a wrangler process with
+   * --remote).
    */
-  served?: RouteTable | null;
+  served?: ServedTable;
   /**
    * Asked with the pointer as read under the lease (so no rollback slips in between): a rollback by hand to leave
    * in place, and nothing is written; null to push (`sync --watch`, watch/rollback-hold.ts).
@@ -329,9 +287,17 @@ async function pushHeld(kv: KvStore, plan: StoragePlan, now: Date, options: Push
     // The root last: it records the sizes of the shards' texts, made as they were written.
     await putVerified(kv, [[KV_KEYS.blob(name, table.version), () => plan.root.text]]);
     // What this version changes from the one served now: the table the caller read, unless another push moved on.
-    const before = pointer ? (served?.version === pointer.version ? served : await readTable(kv, name, pointer.version)) : null;
+    const before = pointer
+      ? served?.version === pointer.version
+        ? served
+        : await readServed(kv, name, pointer.version, plan.table)
+      : null;
     // A first version is not diffed: its summary counts it (a 100k-route table's diff against nothing took 50 ms).
-    const summary = before ? changeSummary(diffTables(before, plan.table), before, plan.table) : firstVersionSummary(plan.table);
+    const summary = !before
+      ? firstVersionSummary(plan.table)
+      : "table" in before
+        ? changeSummary(diffTables(before.table, plan.table), before.table, plan.table)
+        : outlineSummary(before.outline, plan.table);
     // Read again right before it is written: a push that got past the lease meanwhile keeps its entry.
     const read = await readHistory(kv, name, { pointer });
     const history = kept0(read.entries, table.version);

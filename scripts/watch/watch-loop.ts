@@ -28,11 +28,11 @@ import { type CompileChecks, compileForEdge } from "../cli/compile-for-edge";
 import type { KvStore } from "../store/kv-store";
 import { type LoadedConfig, loadConfig } from "../config/load-config";
 import type { StoreOpenedAhead, StoreTarget } from "../store/open-store";
-import { largeDrop } from "../checks/large-drop";
-import { PUSH_WAIT_MS, pushTable, readCurrentTable, readPointer } from "../store/publish";
+import { largeDropFrom } from "../checks/large-drop";
+import { PUSH_WAIT_MS, pushTable, readCurrentServed, readPointer } from "../store/publish";
+import type { ServedTable } from "../store/served-table";
 import { overLine, rollbackHold, RollbackNotices } from "./rollback-hold";
 import { type CanarySettings, canarySettings } from "../store/canary-store";
-import type { RouteTable } from "../../src/table/route-table";
 import { errorCount } from "../report/report";
 import { UserError } from "../lib/user-error";
 
@@ -392,11 +392,11 @@ export class WatchLoop {
       this.scheduleStaleBound(Date.now());
       return;
     }
-    let current: RouteTable | null | undefined;
+    let current: ServedTable | undefined;
     if (!this.settings.force && checked.result.table.version !== this.summary.served) {
-      current = await this.store.use((kv: KvStore) => readCurrentTable(kv, loaded.edge.name));
+      current = await this.store.use((kv: KvStore) => readCurrentServed(kv, loaded.edge.name, checked.result.table));
       if (current) this.edgeServes = true;
-      const drop = current && current.version !== checked.result.table.version ? largeDrop(current, checked.result.table) : null;
+      const drop = largeDropFrom(current, checked.result.table);
       if (drop) {
         this.hooks.observer?.pushed("refused", new Date());
         this.io.record({
@@ -452,7 +452,7 @@ export class WatchLoop {
   private async push(
     plan: Parameters<typeof pushTable>[1],
     name: string,
-    current: RouteTable | null | undefined,
+    current: ServedTable | undefined,
     canary?: CanarySettings,
   ): Promise<{ pushed: boolean; held?: string; canary?: string }> {
     const next = plan.table.version;

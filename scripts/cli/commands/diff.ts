@@ -5,7 +5,9 @@ import { type CompileChecks, compileForEdge, type CompileSummary } from "../comp
 import { diffLines, diffTables, type TableDiff } from "../../report/diff-tables";
 import { type LoadedConfig, loadConfig, withLiveClusters } from "../../config/load-config";
 import { withStore } from "../../store/open-store";
-import { readCurrentTable } from "../../store/publish";
+import { readCurrentServed } from "../../store/publish";
+import { tooBigToDiff } from "../../store/served-table";
+import { UserError } from "../../lib/user-error";
 import { count } from "../../report/report";
 import { command, type CommandIO, EXIT, type Outcome } from "../command";
 import { OUTPUT_FLAGS, type OutputOptions, SHARD_SIZE_FLAG, storeTarget, TARGET_FLAGS, type TargetOptions, VERBOSE_FLAG } from "../flags";
@@ -82,7 +84,16 @@ export function diffWithServed(
     if (syncWouldRefuse) io.note(`a sync would refuse this: ${syncWouldRefuse}`);
     if (checked.refusal) return refusedOutcome(checked, checked.refusal, io);
     const { table } = checked.result;
-    const diff = await store.use(async (kv) => diffTables(await readCurrentTable(kv, loaded.edge.name, table), table));
+    const served = await store.use((kv) => readCurrentServed(kv, loaded.edge.name, table));
+    // A diff lists every change: a served table too big to hold beside this one cannot be listed, and is not guessed at.
+    if (served && "outline" in served) {
+      const { why, heap } = tooBigToDiff(served);
+      throw new UserError(
+        `cannot diff: ${why}`,
+        `${heap} gives it room; kedge diff FROM TO compares two kept versions without a compile beside them`,
+      );
+    }
+    const diff = diffTables(served && served.table, table);
     const unchanged = diff.from === diff.to;
     return {
       code: unchanged ? EXIT.OK : changedCode,

@@ -3,7 +3,8 @@ import { refusedOutcome } from "../refused-outcome";
 import { type CompileSummary, compileForEdge } from "../compile-for-edge";
 import { loadConfig, withLiveClusters } from "../../config/load-config";
 import { withStore } from "../../store/open-store";
-import { PUSH_WAIT_MS, type PushOutcome, pushTable, readCurrentTable } from "../../store/publish";
+import { PUSH_WAIT_MS, type PushOutcome, pushTable, readCurrentServed } from "../../store/publish";
+import { type ServedTable, tooBigToDiff } from "../../store/served-table";
 import { describeStatusWrites, writeBackStatuses } from "../../kube/status/write-back";
 import type { StatusWrites } from "../../kube/status/writer";
 import { command, type CommandIO, EXIT, type Outcome } from "../command";
@@ -11,12 +12,11 @@ import { OUTPUT_FLAGS, parseDurationFlag, SHARD_SIZE_FLAG, storeTarget, TARGET_F
 import type { WatchSummary } from "../../watch/watch-loop";
 import { CONTROLLER_FLAGS, type ControllerFlags, controllerOptions } from "../controller-flags";
 import { runController } from "../../controller/controller";
-import type { RouteTable } from "../../../src/table/route-table";
 import { type CanaryPointer, EDGE_ANALYSIS } from "../../../src/table/canary";
 import { canarySettings } from "../../store/canary-store";
 import { UserError } from "../../lib/user-error";
 import { diffLines, diffTables } from "../../report/diff-tables";
-import { largeDrop } from "../../checks/large-drop";
+import { largeDropFrom } from "../../checks/large-drop";
 import { count } from "../../report/report";
 import {
   type CompiledConfig,
@@ -66,6 +66,8 @@ export type SyncData =
   | DiffData
   | (CompileSummary & {
       written: boolean;
+      /** Why nothing was written, when the served table was too big to diff here (else the DiffData says it). */
+      refused?: string;
       historyProblem?: string;
       push?: Omit<PushOutcome, "history" | "historyProblem"> & { target: string; history: string[] };
       statusWrites?: StatusWrites[];
@@ -125,18 +127,25 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
     if (checked.refusal) return refusedOutcome(checked, checked.refusal, io);
     const name = loaded.edge.name;
     // Read once: the large-drop check compares with it, and the history's summary is made against it.
-    let current: RouteTable | null | undefined;
+    let current: ServedTable | undefined;
     if (!options.force) {
       // Compared with what the edge serves before anything is written: most of it gone needs --force.
-      current = await store.use((kv) => readCurrentTable(kv, name, checked.result.table));
-      const drop = current && current.version !== checked.result.table.version ? largeDrop(current, checked.result.table) : null;
-      if (drop) {
+      current = await store.use((kv) => readCurrentServed(kv, name, checked.result.table));
+      const drop = largeDropFrom(current, checked.result.table);
+      if (drop && current) {
         io.note(`${drop} (pass --force to push it)`);
-        const diff = diffTables(current, checked.result.table);
+        const refused = [...checked.report, "", `refused: ${drop}`];
+        // A served table too big to hold beside this one was read as its outline: the refusal counts, not lists.
+        if ("outline" in current) {
+          const { why, heap } = tooBigToDiff(current);
+          const text = [...refused, `(${why}: its rules and hosts were counted by id; ${heap} lists them)`];
+          return { code: EXIT.REFUSED, data: { ...checked.summary, written: false, refused: drop }, text };
+        }
+        const diff = diffTables(current.table, checked.result.table);
         return {
           code: EXIT.REFUSED,
           data: { ...checked.summary, written: false, refused: drop, dryRun: diff },
-          text: [...checked.report, "", `refused: ${drop}`, ...diffLines(diff)],
+          text: [...refused, ...diffLines(diff)],
         };
       }
     }

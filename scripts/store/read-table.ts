@@ -1,0 +1,60 @@
+/**
+ * @module Reading a kept version of a table back from KV: its stored value (the whole table, or the root of a
+ * sharded one), its shards, or the whole table joined from them.
+ */
+import { joinShards } from "../../src/table/shard-table";
+import { KV_KEYS } from "../../src/table/kv-keys";
+import { parseRouteTable, parseStoredTable } from "../../src/table/parse-route-table";
+import { isSharded, type RouteTable, type StoredTable } from "../../src/table/route-table";
+import type { KvStore } from "./kv-store";
+
+/** A key's value as JSON: null when absent, undefined when present but not JSON. */
+export async function readJson(kv: KvStore, key: string): Promise<unknown> {
+  const text = await kv.get(key);
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined; // present but corrupt
+  }
+}
+
+/** What `table/<name>/<version>` holds, if it is readable and of that version. */
+export async function readStoredTable(kv: KvStore, name: string, version: string): Promise<StoredTable | null> {
+  const parsed = parseStoredTable(await readJson(kv, KV_KEYS.blob(name, version)));
+  return parsed.ok && parsed.value.version === version ? parsed.value : null;
+}
+
+/**
+ * Shards read a few at a time, each parsed as it comes: a million-route table's 360 shards read at once were
+ * 360 MB of text held beside what they parse to.
+ */
+const SHARD_BATCH = 8;
+
+/** Shards `first` to `first + count - 1` of a sharded version, or null when one is missing or unreadable. */
+export async function readShards(kv: KvStore, name: string, version: string, count: number, first = 0): Promise<RouteTable[] | null> {
+  const shards: RouteTable[] = [];
+  for (let from = first; from < first + count; from += SHARD_BATCH) {
+    const keys = Array.from({ length: Math.min(SHARD_BATCH, first + count - from) }, (_, i) => KV_KEYS.shard(name, version, from + i));
+    for (const text of await kv.getMany(keys)) {
+      let value: unknown = null;
+      try {
+        value = text === null ? null : JSON.parse(text);
+      } catch {
+        return null;
+      }
+      const parsed = parseRouteTable(value);
+      if (!parsed.ok || parsed.value.version !== version) return null;
+      shards.push(parsed.value);
+    }
+  }
+  return shards;
+}
+
+/** A whole version (a sharded one joined from its shards), or null when any part is missing or unreadable. */
+export async function readTable(kv: KvStore, name: string, version: string): Promise<RouteTable | null> {
+  const stored = await readStoredTable(kv, name, version);
+  if (!stored || !isSharded(stored)) return stored;
+  const shards = await readShards(kv, name, version, stored.shards.length);
+  return shards && joinShards(stored, shards);
+}
