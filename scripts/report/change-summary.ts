@@ -93,6 +93,6 @@ export function outlineSummary(outline: ServedOutline, next: RouteTable): string
     ...told("rule", rules.someAdded, rules.added, "added"),
     ...told("rule", rules.someRemoved, rules.now - rules.kept, "removed"),
   ];
-  const whole = `compared by host and rule only: ${count(rules.now, "served rule")} and ${count(next.rules.length, "new rule")} are too many to diff together in this process`;
+  const whole = `counted by host and rule id only: the served table, ${count(rules.now, "rule")}, was too big to diff beside ${count(next.rules.length, "new rule")} during the sync`;
   return parts.length === 0 ? `the table changed (${whole})` : `${parts.join("; ")} (${whole})`;
 }

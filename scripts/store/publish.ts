@@ -157,9 +157,9 @@ export async function readCurrentTable(kv: KvStore, name: string): Promise<Route
  * The table the edge serves now, to compare `next` with (served-table.ts): `next` itself when the versions are the
  * same, whole when it fits in memory beside it, else its outline; null when none is served.
  */
-export async function readCurrentServed(kv: KvStore, name: string, next: RouteTable): Promise<ServedTable> {
+export async function readCurrentServed(kv: KvStore, name: string, next: RouteTable, room?: () => number): Promise<ServedTable> {
   const pointer = await readPointer(kv, name);
-  return pointer ? readServed(kv, name, pointer.version, next) : null;
+  return pointer ? readServed(kv, name, pointer.version, next, room) : null;
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");

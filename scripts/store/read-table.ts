@@ -7,6 +7,7 @@ import { KV_KEYS } from "../../src/table/kv-keys";
 import { parseRouteTable, parseStoredTable } from "../../src/table/parse-route-table";
 import { isSharded, type RouteTable, type StoredTable } from "../../src/table/route-table";
 import type { KvStore } from "./kv-store";
+import { GET_BATCH_KEYS } from "./remote-kv";
 
 /** A key's value as JSON: null when absent, undefined when present but not JSON. */
 export async function readJson(kv: KvStore, key: string): Promise<unknown> {
@@ -27,9 +28,9 @@ export async function readStoredTable(kv: KvStore, name: string, version: string
 
 /**
  * Shards read a few at a time, each parsed as it comes: a million-route table's 360 shards read at once were
- * 360 MB of text held beside what they parse to.
+ * 360 MB of text held beside what they parse to. As many as one wrangler process reads (remote-kv.ts).
  */
-const SHARD_BATCH = 8;
+export const SHARD_BATCH = GET_BATCH_KEYS;
 
 /** Shards `first` to `first + count - 1` of a sharded version, or null when one is missing or unreadable. */
 export async function readShards(kv: KvStore, name: string, version: string, count: number, first = 0): Promise<RouteTable[] | null> {
@@ -54,7 +55,12 @@ export async function readShards(kv: KvStore, name: string, version: string, cou
 /** A whole version (a sharded one joined from its shards), or null when any part is missing or unreadable. */
 export async function readTable(kv: KvStore, name: string, version: string): Promise<RouteTable | null> {
   const stored = await readStoredTable(kv, name, version);
-  if (!stored || !isSharded(stored)) return stored;
-  const shards = await readShards(kv, name, version, stored.shards.length);
+  return stored && wholeTable(kv, name, stored);
+}
+
+/** The whole table a stored value stands for: itself, or the table joined from the shards its root names. */
+export async function wholeTable(kv: KvStore, name: string, stored: StoredTable): Promise<RouteTable | null> {
+  if (!isSharded(stored)) return stored;
+  const shards = await readShards(kv, name, stored.version, stored.shards.length);
   return shards && joinShards(stored, shards);
 }

@@ -25,7 +25,7 @@ const wranglerPath = () => (wranglerBin ??= resolvePeer("wrangler/bin/wrangler.j
 /** A bulk write's batch: well under the API's 100 MB and 10,000 pairs per request. */
 const PUT_BATCH_BYTES = 40 * 1024 * 1024;
 /** A bulk read's batch: the API returns at most 100 keys per request; values of 1 MiB shards stay small enough. */
-const GET_BATCH_KEYS = 10;
+export const GET_BATCH_KEYS = 10;
 
 /** A bulk delete's batch: the API takes at most 10,000 keys per request. */
 const DELETE_BATCH_KEYS = 10_000;

@@ -8,16 +8,17 @@
 import { getHeapStatistics } from "node:v8";
 import { isSharded, type RouteTable } from "../../src/table/route-table";
 import type { KvStore } from "./kv-store";
-import { readShards, readStoredTable, readTable } from "./read-table";
+import { readShards, readStoredTable, SHARD_BATCH, wholeTable } from "./read-table";
 import { ruleKey } from "../checks/rule-key";
 import { servedHosts } from "../report/diff-tables";
 import { NAMED_LIMIT } from "../report/change-summary";
 
-/** What a parsed table holds in memory, as a multiple of its stored text's bytes (a 100k-route table: 1.5). */
-const PARSED_COST = 2;
-
-/** Shards read at once while an outline is made. */
-const OUTLINE_BATCH = 8;
+/**
+ * What reading a table whole and comparing it holds, as a multiple of its stored text's bytes: the parsed shards
+ * and the joined table (a 100k-route table parsed: 1.5), and the sets and lists the large-drop check and the diff
+ * make of it.
+ */
+const COMPARE_COST = 3;
 
 /** One kind of id (rule keys, hosts) in the served table and the new one. */
 export interface OutlineCount {
@@ -99,15 +100,15 @@ export async function readServed(
   const stored = await readStoredTable(kv, name, served);
   if (!stored) return null;
   if (!isSharded(stored)) return { version: served, table: stored };
-  const size = { needBytes: stored.shards.reduce((sum, s) => sum + s.bytes, 0) * PARSED_COST, roomBytes: room() };
+  const size = { needBytes: stored.shards.reduce((sum, s) => sum + s.bytes, 0) * COMPARE_COST, roomBytes: room() };
   if (size.needBytes <= size.roomBytes) {
-    const table = await readTable(kv, name, served);
+    const table = await wholeTable(kv, name, stored);
     return table && { version: served, table };
   }
   const rules = new IdTally(next.rules.map((r) => ruleKey(r.id)));
   const hosts = new IdTally(servedHosts(next));
-  for (let first = 0; first < stored.shards.length; first += OUTLINE_BATCH) {
-    const count = Math.min(OUTLINE_BATCH, stored.shards.length - first);
+  for (let first = 0; first < stored.shards.length; first += SHARD_BATCH) {
+    const count = Math.min(SHARD_BATCH, stored.shards.length - first);
     const shards = await readShards(kv, name, served, count, first);
     if (!shards) return null;
     for (const shard of shards) {
@@ -118,12 +119,15 @@ export async function readServed(
   return { version: served, outline: { version: served, rules: rules.count(), hosts: hosts.count(), ...size } };
 }
 
-/** Why a served table read as its outline was not compared in full, and the heap that would have room for it. */
+/**
+ * Why a served table read as its outline was not compared in full, and the heap that would have held it: what is
+ * in use counts garbage too, so that heap is an upper bound, and needs as much memory in the machine or container.
+ */
 export function tooBigToDiff({ outline }: { outline: ServedOutline }): { why: string; heap: string } {
   const gb = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GB`;
   const heapMiB = Math.ceil((getHeapStatistics().heap_size_limit + outline.needBytes - outline.roomBytes) / 2 ** 20);
   return {
     why: `the served table needs about ${gb(outline.needBytes)} to compare in full, and this process has ${gb(Math.max(0, outline.roomBytes))} left beside the new one`,
-    heap: `NODE_OPTIONS=--max-old-space-size=${heapMiB}`,
+    heap: `a heap of up to ${heapMiB} MiB (NODE_OPTIONS=--max-old-space-size=${heapMiB}, in a machine or container with that much memory)`,
   };
 }

@@ -88,10 +88,7 @@ export function diffWithServed(
     // A diff lists every change: a served table too big to hold beside this one cannot be listed, and is not guessed at.
     if (served && "outline" in served) {
       const { why, heap } = tooBigToDiff(served);
-      throw new UserError(
-        `cannot diff: ${why}`,
-        `${heap} gives it room; kedge diff FROM TO compares two kept versions without a compile beside them`,
-      );
+      throw new UserError(`cannot diff: ${why}`, `give Node ${heap}; nothing was written`);
     }
     const diff = diffTables(served && served.table, table);
     const unchanged = diff.from === diff.to;

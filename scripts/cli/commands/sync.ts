@@ -138,7 +138,7 @@ export function syncTable(options: SyncOptions, io: CommandIO, compiled?: Compil
         // A served table too big to hold beside this one was read as its outline: the refusal counts, not lists.
         if ("outline" in current) {
           const { why, heap } = tooBigToDiff(current);
-          const text = [...refused, `(${why}: its rules and hosts were counted by id; ${heap} lists them)`];
+          const text = [...refused, `(${why}: its rules and hosts were counted by id; ${heap} would list them)`];
           return { code: EXIT.REFUSED, data: { ...checked.summary, written: false, refused: drop }, text };
         }
         const diff = diffTables(current.table, checked.result.table);
