@@ -116,7 +116,7 @@ export const diffCommand = command<DiffOptions>({
   exitCodes: {
     0: "the edge already serves this table (with versions: they are the same)",
     1: "the table would change (as `kubectl diff`; with versions: they differ), or --strict and the report has errors",
-    2: "input that cannot be used (a flag, a YAML syntax error, an unreadable store, a version not kept or a prefix that is ambiguous)",
+    2: "input that cannot be used (a flag, a YAML syntax error, an unreadable store, a version not kept or a prefix that is ambiguous), or a served table too big to compare beside the new one in this process's heap",
   },
   examples: ["kedge diff", "kedge diff --remote --env production", "kedge diff 3f9c2a", "kedge diff 3f9c2a 8be01d -o json"],
   run: (options, args, io) => (args.length > 0 ? diffVersions(options, args, io) : diffWithServed(options, io, EXIT.REFUSED)),

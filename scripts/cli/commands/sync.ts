@@ -257,7 +257,7 @@ export const syncCommand = command<SyncOptions>({
   exitCodes: {
     0: "written, or already current (warnings allowed; a status the cluster refused is a warning)",
     1: "refused, nothing written: --strict and the report has errors; an object fails its schema (without --allow-invalid); or the push would remove more than half of what the edge serves (without --force)",
-    2: "input that cannot be used (a flag, a YAML syntax error, a deployment the table would fail in, a store or login); nothing written",
+    2: "input that cannot be used (a flag, a YAML syntax error, a deployment the table would fail in, a store or login), or with --dry-run a served table too big to compare beside the new one in this process's heap; nothing written",
   },
   examples: [
     "kedge sync",
