@@ -13,7 +13,7 @@ import { HISTORY_LIMIT, KV_KEYS } from "../../src/table/kv-keys";
 import { parseTableHistory, parseTablePointer } from "../../src/table/parse-route-table";
 import { isSharded, type RollbackMarker, type RouteTable, type TableHistoryEntry, type TablePointer } from "../../src/table/route-table";
 import { asWriter, type KvStore } from "./kv-store";
-import { readStoredTable, readTable } from "./read-table";
+import { readStoredTable, readTable, storedCounts } from "./read-table";
 import { readServed, type ServedTable } from "./served-table";
 import { byCommand, type CanarySettings, endCanary, newCanary, type PointerRead, resolvePointer } from "./canary-store";
 import type { CanaryPointer } from "../../src/table/canary";
@@ -21,6 +21,7 @@ import { type LeaseOptions, takeLease } from "./push-lease";
 import { StorageError } from "../lib/user-error";
 import { diffTables } from "../report/diff-tables";
 import { changeSummary, firstVersionSummary, outlineSummary } from "../report/change-summary";
+import { count } from "../report/report";
 
 /** A rollback by hand a push leaves in place (PushOptions.holdFor): the mark, and the version it went back to. */
 export type RollbackHold = RollbackMarker & { to: string };
@@ -105,7 +106,7 @@ export async function readHistory(
   else if (!parsed.ok) why = parsed.reason;
   else why = `does not list the version served (${served!.version})`;
   const entries = await rebuildHistory(kv, name, served, parsed.ok ? parsed.value : []);
-  return { entries, problem: `the history of table ${name} ${why}; rebuilt from the ${entries.length} versions still stored` };
+  return { entries, problem: `the history of table ${name} ${why}; rebuilt from the ${count(entries.length, "version")} still stored` };
 }
 
 /**
@@ -126,14 +127,15 @@ async function rebuildHistory(
     .map((key) => key.slice(prefix.length));
   const entries: TableHistoryEntry[] = [];
   for (const version of versions) {
-    const [stored, table] = [await readStoredTable(kv, name, version), await readTable(kv, name, version)];
-    if (!stored || !table) continue; // a partial version (a push stopped midway) is no rollback target
+    const stored = await readStoredTable(kv, name, version);
+    // Counted, not read whole: a push may rebuild the history beside a million-route compile.
+    const counts = stored && (await storedCounts(kv, name, stored));
+    if (!stored || !counts) continue; // a partial version (a push stopped midway) is no rollback target
     const listed = known.find((e) => e.version === version);
     entries.push({
       version,
       writtenAt: version === pointer?.version ? pointer.updatedAt : (listed?.writtenAt ?? ""),
-      rules: table.rules.length,
-      backends: Object.keys(table.backends).length,
+      ...counts,
       ...(isSharded(stored) ? { shards: stored.shards.length } : {}),
       ...(listed?.summary ? { summary: listed.summary } : {}),
       ...(listed?.previous ? { previous: listed.previous } : {}),

@@ -64,3 +64,22 @@ export async function wholeTable(kv: KvStore, name: string, stored: StoredTable)
   const shards = await readShards(kv, name, stored.version, stored.shards.length);
   return shards && joinShards(stored, shards);
 }
+
+/**
+ * How many rules and backends a stored version has, as its whole table would: a sharded one counted a batch of
+ * shards at a time (the rules its matches use, and its backends, each once), not joined in memory.
+ */
+export async function storedCounts(kv: KvStore, name: string, stored: StoredTable): Promise<{ rules: number; backends: number } | null> {
+  if (!isSharded(stored)) return { rules: stored.rules.length, backends: Object.keys(stored.backends).length };
+  const rules = new Set<string>();
+  const backends = new Set<string>();
+  for (let first = 0; first < stored.shards.length; first += SHARD_BATCH) {
+    const shards = await readShards(kv, name, stored.version, Math.min(SHARD_BATCH, stored.shards.length - first), first);
+    if (!shards) return null;
+    for (const shard of shards) {
+      for (const match of shard.matches) rules.add(shard.rules[match.rule]!.id);
+      for (const id of Object.keys(shard.backends)) backends.add(id);
+    }
+  }
+  return { rules: rules.size, backends: backends.size };
+}

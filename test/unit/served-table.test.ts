@@ -7,7 +7,7 @@ import { describe, it } from "vitest";
 import { largeDrop, largeDropFrom } from "../../scripts/checks/large-drop";
 import { ruleKey } from "../../scripts/checks/rule-key";
 import { servedHosts } from "../../scripts/report/diff-tables";
-import { pushTable, readCurrentServed } from "../../scripts/store/publish";
+import { pushTable, readCurrentServed, readHistory } from "../../scripts/store/publish";
 import { readTable, SHARD_BATCH } from "../../scripts/store/read-table";
 import { readServed, type ServedOutline } from "../../scripts/store/served-table";
 import type { RouteTable } from "../../src/table/route-table";
@@ -89,6 +89,20 @@ describe("the served table a sync compares against", () => {
     await kv.delete(`table/${served.table.name}/${served.table.version}/shard/7`);
     for (const room of [() => Number.POSITIVE_INFINITY, () => 0])
       expect(await readCurrentServed(kv, served.table.name, next, room)).toBeNull();
+  });
+
+  it("a history rebuilt beside a sharded version counts it as its whole table, a batch of shards at a time", async ({ expect }) => {
+    const kv = new CountingKv();
+    const served = await plan(300);
+    await pushTable(kv, served);
+    const whole = (await readTable(kv, served.table.name, served.table.version))!;
+    kv.values.set(`table/${served.table.name}/history`, "{ not json");
+    kv.shardReads.length = 0;
+    const rebuilt = await readHistory(kv, served.table.name);
+    expect(rebuilt.problem).toMatch(/is not JSON; rebuilt from the 1 version still stored$/);
+    expect(rebuilt.entries[0]).toMatchObject({ rules: whole.rules.length, backends: Object.keys(whole.backends).length });
+    expect(whole.rules.length).toBeGreaterThan(served.shards.length);
+    expect(Math.max(...kv.shardReads)).toBe(SHARD_BATCH);
   });
 
   it("is the new table itself when the edge serves that version, and nothing when none is served", async ({ expect }) => {
