@@ -9,7 +9,7 @@ import { ManifestSyntaxError, parseManifestFile, type SkippedDocument } from "..
 import type { LiveCluster } from "../kube/read-cluster";
 import { packageRoot } from "../lib/package-files";
 import { UserError } from "../lib/user-error";
-import { denseShare, ReadBudget, textFormat } from "./read-budget";
+import { ReadBudget, textShape } from "./read-budget";
 
 export interface LoadedConfig {
   edge: EdgeConfig;
@@ -159,7 +159,8 @@ export function loadConfig(configDir: string, options: LoadOptions = {}): Loaded
       const shown = relative(process.cwd(), file) || file;
       try {
         const size = statSync(file).size;
-        memory.admit(shown, size, denseShare(file, size), textFormat(file, size));
+        const { dense, format } = textShape(file, size);
+        memory.admit(shown, size, dense, format);
         const started = Date.now();
         if (size >= BIG_FILE) options.progress?.(`reading ${shown} (${Math.round(size / 2 ** 20)} MB)…`);
         const parsed = parseManifestFile(cluster.name, shown, readFileSync(file, "utf8"), { source: rereadable(file) });

@@ -26,12 +26,17 @@ export const MAX_FILE_BYTES = 2 ** 29 - 24;
 const SAMPLES = 16;
 const SAMPLE_BYTES = 16 * 1024;
 
+const isSpace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+
 /**
- * The share of a file's bytes that are not whitespace (space, tab, CR, LF), from 16 samples of 16 KiB spread
- * across it: reading them costs a millisecond, and indentation is even through a dump.
+ * What reading a file costs depends on: the share of its bytes that are not whitespace (space, tab, CR, LF), from
+ * 16 samples of 16 KiB spread across it (reading them costs a millisecond, and indentation is even through a
+ * dump), and how the reader will read it, as parseManifestFile decides: JSON when it is named `.json` or its text
+ * starts with `{` (after whitespace, in the first sample), else YAML.
  */
-export function denseShare(path: string, size: number): number {
-  if (size === 0) return 1;
+export function textShape(path: string, size: number): { dense: number; format: TextFormat } {
+  let format: TextFormat = path.toLowerCase().endsWith(".json") ? "json" : "yaml";
+  if (size === 0) return { dense: 1, format };
   const fd = openSync(path, "r");
   try {
     const sample = Buffer.alloc(Math.min(SAMPLE_BYTES, size));
@@ -39,33 +44,14 @@ export function denseShare(path: string, size: number): number {
     let dense = 0;
     for (let i = 0; i < SAMPLES; i++) {
       const read = readSync(fd, sample, 0, sample.length, Math.floor(((size - sample.length) * i) / Math.max(1, SAMPLES - 1)));
-      for (let j = 0; j < read; j++) {
-        const byte = sample[j]!;
-        if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) dense++;
+      if (i === 0) {
+        const first = sample.subarray(0, read).findIndex((byte) => !isSpace(byte));
+        if (first >= 0 && sample[first] === 0x7b) format = "json";
       }
+      for (let j = 0; j < read; j++) if (!isSpace(sample[j]!)) dense++;
       seen += read;
     }
-    return seen === 0 ? 1 : dense / seen;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * How the reader will read a file, as parseManifestFile decides: JSON when it is named `.json` or its text starts
- * with `{` (after whitespace), else YAML. Known from its first 64 KiB.
- */
-export function textFormat(path: string, size: number): TextFormat {
-  if (path.toLowerCase().endsWith(".json")) return "json";
-  const fd = openSync(path, "r");
-  try {
-    const head = Buffer.alloc(Math.min(size, 64 * 1024));
-    const read = readSync(fd, head, 0, head.length, 0);
-    for (let i = 0; i < read; i++) {
-      const byte = head[i]!;
-      if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) return byte === 0x7b ? "json" : "yaml";
-    }
-    return "yaml";
+    return { dense: seen === 0 ? 1 : dense / seen, format };
   } finally {
     closeSync(fd);
   }

@@ -13,7 +13,7 @@ import { HISTORY_LIMIT, KV_KEYS } from "../../src/table/kv-keys";
 import { parseTableHistory, parseTablePointer } from "../../src/table/parse-route-table";
 import { isSharded, type RollbackMarker, type RouteTable, type TableHistoryEntry, type TablePointer } from "../../src/table/route-table";
 import { asWriter, type KvStore } from "./kv-store";
-import { readStoredTable, readTable, storedCounts } from "./read-table";
+import { jsonText, readStoredTable, storedCounts } from "./read-table";
 import { readServed, type ServedTable } from "./served-table";
 import { byCommand, type CanarySettings, endCanary, newCanary, type PointerRead, resolvePointer } from "./canary-store";
 import type { CanaryPointer } from "../../src/table/canary";
@@ -61,13 +61,7 @@ export async function readPointerWithCanary(kv: KvStore, name: string): Promise<
 }
 
 function parsePointerText(text: string | null): TablePointer | null {
-  let value: unknown = null;
-  try {
-    value = text === null ? null : JSON.parse(text);
-  } catch {
-    return null;
-  }
-  const parsed = parseTablePointer(value);
+  const parsed = parseTablePointer(jsonText(text));
   return parsed.ok ? parsed.value : null;
 }
 
@@ -147,12 +141,6 @@ async function rebuildHistory(
     return at === -1 ? known.length : at;
   };
   return entries.sort((a, b) => rank(a) - rank(b));
-}
-
-/** The whole table the edge serves now, if any. */
-export async function readCurrentTable(kv: KvStore, name: string): Promise<RouteTable | null> {
-  const pointer = await readPointer(kv, name);
-  return pointer && readTable(kv, name, pointer.version);
 }
 
 /**

@@ -9,20 +9,19 @@ import { isSharded, type RouteTable, type StoredTable } from "../../src/table/ro
 import type { KvStore } from "./kv-store";
 import { GET_BATCH_KEYS } from "./remote-kv";
 
-/** A key's value as JSON: null when absent, undefined when present but not JSON. */
-export async function readJson(kv: KvStore, key: string): Promise<unknown> {
-  const text = await kv.get(key);
+/** A value's text as JSON: null when there is none, undefined when it is not JSON (present but corrupt). */
+export function jsonText(text: string | null): unknown {
   if (text === null) return null;
   try {
     return JSON.parse(text);
   } catch {
-    return undefined; // present but corrupt
+    return undefined;
   }
 }
 
 /** What `table/<name>/<version>` holds, if it is readable and of that version. */
 export async function readStoredTable(kv: KvStore, name: string, version: string): Promise<StoredTable | null> {
-  const parsed = parseStoredTable(await readJson(kv, KV_KEYS.blob(name, version)));
+  const parsed = parseStoredTable(jsonText(await kv.get(KV_KEYS.blob(name, version))));
   return parsed.ok && parsed.value.version === version ? parsed.value : null;
 }
 
@@ -38,13 +37,7 @@ export async function readShards(kv: KvStore, name: string, version: string, cou
   for (let from = first; from < first + count; from += SHARD_BATCH) {
     const keys = Array.from({ length: Math.min(SHARD_BATCH, first + count - from) }, (_, i) => KV_KEYS.shard(name, version, from + i));
     for (const text of await kv.getMany(keys)) {
-      let value: unknown = null;
-      try {
-        value = text === null ? null : JSON.parse(text);
-      } catch {
-        return null;
-      }
-      const parsed = parseRouteTable(value);
+      const parsed = parseRouteTable(jsonText(text));
       if (!parsed.ok || parsed.value.version !== version) return null;
       shards.push(parsed.value);
     }

@@ -9,9 +9,7 @@ import { getHeapStatistics } from "node:v8";
 import { isSharded, type RouteTable } from "../../src/table/route-table";
 import type { KvStore } from "./kv-store";
 import { readShards, readStoredTable, SHARD_BATCH, wholeTable } from "./read-table";
-import { ruleKey } from "../checks/rule-key";
-import { servedHosts } from "../report/diff-tables";
-import { NAMED_LIMIT } from "../report/change-summary";
+import { type Tally, TableTally } from "../checks/table-tally";
 
 /**
  * What reading a table whole and comparing it holds, as a multiple of its stored text's bytes: the parsed shards
@@ -20,24 +18,9 @@ import { NAMED_LIMIT } from "../report/change-summary";
  */
 const COMPARE_COST = 3;
 
-/** One kind of id (rule keys, hosts) in the served table and the new one. */
-export interface OutlineCount {
-  /** How many the served table has. */
-  now: number;
-  /** How many of those the new table keeps. */
-  kept: number;
-  /** How many the new table adds. */
-  added: number;
-  /** The first removed and added, as many as a summary names (NAMED_LIMIT). */
-  someRemoved: string[];
-  someAdded: string[];
-}
-
 /** The served table, as far as a sync compares it with the new one when the whole does not fit. */
-export interface ServedOutline {
+export interface ServedOutline extends Tally {
   version: string;
-  rules: OutlineCount;
-  hosts: OutlineCount;
   /** The parsed size the whole would have needed, and the heap there was for it. */
   needBytes: number;
   roomBytes: number;
@@ -45,38 +28,6 @@ export interface ServedOutline {
 
 /** The served table: none, whole, or outlined. */
 export type ServedTable = { version: string; table: RouteTable } | { version: string; outline: ServedOutline } | null;
-
-/** Counts one kind of id as the served table's pieces come, against the new table's. */
-class IdTally {
-  private readonly next = new Map<string, boolean>();
-  private readonly removed = new Set<string>();
-  private kept = 0;
-
-  constructor(ids: Iterable<string>) {
-    for (const id of ids) this.next.set(id, false);
-  }
-
-  see(id: string): void {
-    const seen = this.next.get(id);
-    if (seen === undefined) this.removed.add(id);
-    else if (!seen) {
-      this.next.set(id, true);
-      this.kept++;
-    }
-  }
-
-  count(): OutlineCount {
-    const someAdded: string[] = [];
-    for (const [id, seen] of this.next) if (!seen && someAdded.push(id) >= NAMED_LIMIT) break;
-    return {
-      now: this.kept + this.removed.size,
-      kept: this.kept,
-      added: this.next.size - this.kept,
-      someRemoved: [...this.removed].slice(0, NAMED_LIMIT),
-      someAdded,
-    };
-  }
-}
 
 /** The heap this process has left (what is in use counts, garbage or not: the estimate errs small). */
 export function heapRoom(): number {
@@ -105,18 +56,14 @@ export async function readServed(
     const table = await wholeTable(kv, name, stored);
     return table && { version: served, table };
   }
-  const rules = new IdTally(next.rules.map((r) => ruleKey(r.id)));
-  const hosts = new IdTally(servedHosts(next));
+  const tally = new TableTally(next);
   for (let first = 0; first < stored.shards.length; first += SHARD_BATCH) {
     const count = Math.min(SHARD_BATCH, stored.shards.length - first);
     const shards = await readShards(kv, name, served, count, first);
     if (!shards) return null;
-    for (const shard of shards) {
-      for (const rule of shard.rules) rules.see(ruleKey(rule.id));
-      for (const host of servedHosts(shard)) hosts.see(host);
-    }
+    for (const shard of shards) tally.see(shard);
   }
-  return { version: served, outline: { version: served, rules: rules.count(), hosts: hosts.count(), ...size } };
+  return { version: served, outline: { version: served, ...tally.counts(), ...size } };
 }
 
 /**

@@ -160,8 +160,8 @@ async function main(): Promise<void> {
 
   // Last: writing the 1M-route config (full run only; about two minutes) grows this process's heap, which the
   // stand-in API server and the throughput origin above share. Its sync runs in a heap of 1856 MiB, as a 2 GiB
-  // container runs it (NODE_OPTIONS=--max-old-space-size): V8 collects before it grows past that, where without
-  // a limit it lets its heap grow to 3.2 GiB first (measured 2026-11-29).
+  // container runs it (NODE_OPTIONS=--max-old-space-size): V8 collects before it grows past that, where with
+  // an 8 GiB limit it let its heap grow to 3195 MiB first (measured once, 2026-11-29).
   const syncScale = [
     benchSyncScale(100_000, 10_000, { push: true }),
     ...(quick ? [] : [benchSyncScale(1_000_000, 100_000, { heapMiB: CONTAINER_HEAP_MIB, coldHost: true })]),

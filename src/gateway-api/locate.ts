@@ -93,7 +93,8 @@ export interface ObjectText {
  * The locator of one object whose text is a piece of a file's text: only that piece is parsed, and only when a
  * diagnostic asks, so a field of one object in a 100 MB dump is found without reading the dump again. The piece
  * starts at the beginning of a line, so columns are the file's; `item` says the piece is a `- ` list item. Every
- * object read has one: an object of six fields (72 bytes), where a closure over the piece was about 150.
+ * object read has one: an object of six fields, where a closure over the piece and the piece itself took 15 MB
+ * for 100k routes (measured).
  */
 class PieceLocator implements Locate {
   private parsed: { root: Node | null | undefined; lines: LineCounter } | undefined = undefined;

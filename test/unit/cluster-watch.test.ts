@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterEach, describe, it } from "vitest";
 import { ClusterWatch } from "../../scripts/kube/cluster-watch";
 import type { StoreOpenedAhead } from "../../scripts/store/open-store";
-import { readCurrentTable } from "../../scripts/store/publish";
+import { readCurrentTable } from "../support/current-table";
 import { WatchLoop } from "../../scripts/watch/watch-loop";
 import type { ClusterSettings } from "../../src/compile/input/edge-config";
 import { KubeStandIn, kubeconfigFor, type StandInResource } from "../support/kube-api-stand-in";

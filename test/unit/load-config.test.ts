@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, it, onTestFinished } from "vitest";
 import { loadConfig } from "../../scripts/config/load-config";
-import { denseShare, ReadBudget, textFormat } from "../../scripts/config/read-budget";
+import { ReadBudget, textShape } from "../../scripts/config/read-budget";
 import { UserError } from "../../scripts/lib/user-error";
 import { aliasBomb, edgeConfig, service } from "../support/manifests";
 
@@ -112,10 +112,10 @@ describe("the read budget", () => {
     const indented = join(dir, "indented.json");
     // Four spaces and a newline around each six-byte field: 6 of 16 bytes are not whitespace.
     writeFileSync(indented, `    "a": 1,\n    `.repeat(200_000));
-    expect(denseShare(indented, statSync(indented).size)).toBeCloseTo(6 / 16, 2);
+    expect(textShape(indented, statSync(indented).size).dense).toBeCloseTo(6 / 16, 2);
     const compact = join(dir, "compact.json");
     writeFileSync(compact, JSON.stringify({ items: Array.from({ length: 50_000 }, (_, i) => ({ name: `r${i}` })) }));
-    expect(denseShare(compact, statSync(compact).size)).toBe(1);
+    expect(textShape(compact, statSync(compact).size).dense).toBe(1);
   });
 
   it("tells JSON from YAML as the reader does: by the name, else by the first character that is not a space", ({ expect }) => {
@@ -128,7 +128,7 @@ describe("the read budget", () => {
       "empty.yaml": "",
     };
     for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-    const format = (name: string) => textFormat(join(dir, name), statSync(join(dir, name)).size);
+    const format = (name: string) => textShape(join(dir, name), statSync(join(dir, name)).size).format;
     expect(Object.keys(files).map(format)).toEqual(["json", "json", "yaml", "yaml"]);
   });
 

@@ -5,7 +5,7 @@
  */
 import { describe, it } from "vitest";
 import { largeDrop, largeDropFrom } from "../../scripts/checks/large-drop";
-import { ruleKey } from "../../scripts/checks/rule-key";
+import { ruleKey } from "../../scripts/checks/table-tally";
 import { servedHosts } from "../../scripts/report/diff-tables";
 import { pushTable, readCurrentServed, readHistory } from "../../scripts/store/publish";
 import { readTable, SHARD_BATCH } from "../../scripts/store/read-table";

@@ -12,7 +12,7 @@ import type { CompiledBackendRef, CompiledFilter, CompiledRetry, CompiledSession
 import { GATEWAY_GROUP } from "../input/api-groups";
 import { type BackendContext, filterContext, resolveBackendRefs, type RouteScope } from "./backend-refs";
 import { accepted, acceptedParent, fails, holds, REASON, resolved, unsupported } from "../status/conditions";
-import type { Condition, ParentRefView } from "../status/diagnostics";
+import { type Condition, parentKey, type ParentRefView } from "../status/diagnostics";
 import { compileFilters } from "./filters";
 import { type EdgeListener, isServed } from "../gateways/listener";
 import { isListenerSetRef } from "../gateways/listener-sets";
@@ -365,10 +365,6 @@ function mergedBackends(ctx: BackendContext, rules: RuleDraft[]): string[] {
   }
   return [...sources.values()];
 }
-
-/** A parentRef's identity, to tell whether a differing copy names a parent the served copy names too. */
-const parentKey = (p: ParentRefView) =>
-  [p.group ?? "", p.kind ?? "", p.namespace, p.name, p.sectionName ?? "", p.port ?? ""].join("\u0000");
 
 /** The parents the copies attached to, by parentKey. */
 const acceptedParents = (copies: AttachedCopy[]): ReadonlySet<string> =>

@@ -54,6 +54,10 @@ export interface ParentRefView {
   port?: number;
 }
 
+/** A parentRef's identity: equal for two views of the same parent, whatever object holds them. */
+export const parentKey = (p: ParentRefView): string =>
+  [p.group ?? "", p.kind ?? "", p.namespace, p.name, p.sectionName ?? "", p.port ?? ""].join("\u0000");
+
 /** `namespace/name[/section][:port]` */
 export const parentRefText = (p: ParentRefView): string =>
   `${p.namespace}/${p.name}${p.sectionName ? `/${p.sectionName}` : ""}${p.port ? `:${p.port}` : ""}`;

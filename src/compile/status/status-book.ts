@@ -7,7 +7,7 @@
  */
 import { apiGroup, type Manifest } from "../../gateway-api/manifest";
 import { accepted, fails, holds, programmed, type Reason, REASON, resolved, SERVED_PARENT } from "./conditions";
-import { type Condition, type ObjectRef, objectRef, type ParentRefView, type ResourceStatus } from "./diagnostics";
+import { type Condition, type ObjectRef, objectRef, parentKey, type ParentRefView, type ResourceStatus } from "./diagnostics";
 import { kept } from "../kept";
 import { NamedMap } from "../named-map";
 
@@ -56,7 +56,8 @@ const nameOf = (s: Subject): string => ("metadata" in s ? s.metadata.name : s.na
 
 /**
  * A status while the compile writes it: its object as it was first reported, made an ObjectRef only when the
- * statuses are read (a million routes' ObjectRefs are about 90 MB, not held while the routes compile).
+ * statuses are read, not held while the routes compile (with the shared conditions below, 100k routes' statuses
+ * took 28 MB at the compile's peak, measured, where they took 43).
  */
 type Entry = Omit<ResourceStatus, "object"> & { object: Subject };
 
@@ -68,7 +69,7 @@ export class StatusBook {
   private readonly listenerStates = new Map<string, { conditions: Condition[]; attachedRoutes: number }>();
   /**
    * The parents of a route that attached to one parent with nothing to say (most routes), by that parent: one
-   * frozen list for all of them (a million routes' own lists, entries and parentRefs are about 130 MB).
+   * frozen list for all of them, not a list, an entry and a parentRef each.
    */
   private readonly servedAt = new Map<string, NonNullable<ResourceStatus["parents"]>>();
 
@@ -112,7 +113,7 @@ export class StatusBook {
   addParent(route: Subject, parentRef: ParentRefView, conditions: Condition[]): void {
     const status = this.entry(route);
     if (!status.parents?.length && conditions === SERVED_PARENT) {
-      const key = `${parentRef.group ?? ""}\u0000${parentRef.kind ?? ""}\u0000${parentRef.namespace}\u0000${parentRef.name}\u0000${parentRef.sectionName ?? ""}\u0000${parentRef.port ?? ""}`;
+      const key = parentKey(parentRef);
       let shared = this.servedAt.get(key);
       if (!shared) {
         shared = Object.freeze([Object.freeze({ parentRef: Object.freeze(parentRef), conditions })]) as NonNullable<
