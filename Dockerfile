@@ -4,15 +4,15 @@
 #   docker build -t kedge:<version> .
 # and name the image in `kedge manifests --image`. Nothing secret is built in: the Cloudflare API token and
 # the kubeconfigs of other clusters come from Secrets at run time (see docs/live-clusters.md).
-FROM node:20-slim AS install
+FROM node:24-slim AS install
 WORKDIR /app
 COPY kedge-*.tgz /tmp/
-# kedge's peers: wrangler pushes to Workers KV (miniflare comes with it).
-RUN npm install --omit=dev --no-audit --no-fund /tmp/kedge-*.tgz wrangler@4.86.0 \
+# kedge's one peer, wrangler, at the release kedge is tested with on Node 24 (it brings Miniflare).
+RUN npm install --omit=dev --no-audit --no-fund /tmp/kedge-*.tgz wrangler@4.168.0 \
  && npm cache clean --force \
  && rm /tmp/kedge-*.tgz
 
-FROM node:20-slim
+FROM node:24-slim
 ENV NODE_ENV=production WRANGLER_SEND_METRICS=false HOME=/work
 COPY --from=install /app /app
 WORKDIR /work

@@ -5,13 +5,12 @@
  * `npm start`, on demand (`cron.tick()`) for the tests. Used by `npm start`, the end-to-end tests and the benchmark.
  */
 import { mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
-import type * as MiniflareModule from "miniflare";
-import type { Miniflare, WorkerOptions } from "miniflare";
+import type { Miniflare, V4WorkerOptions as WorkerOptions } from "miniflare";
 import { localSessionKey } from "./local-session-key";
-import { fromPackage, packageRoot, resolvePeer } from "../lib/package-files";
+import { fromPackage, packageRoot } from "../lib/package-files";
+import { miniflareStarter } from "./miniflare-runtime";
 import { type NetworkAddresses, networkStandIns } from "./network-stand-in";
 import { readCrons, readLocalWorkerOptions } from "../config/wrangler-config";
 import { CronSyntaxError, LocalCron } from "./local-cron";
@@ -117,16 +116,14 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
   if (options.port) await assertPortFree(options.port);
   const scriptPath = options.scriptPath ?? (await workerScript());
   const persistRoot = options.persistTo ? resolve(options.persistTo, "v3") : undefined;
-  // With require: Miniflare is one 3.8 MB CommonJS file, and an ESM import of it first scans it for
-  // named exports (about 0.5 s more here).
-  const { Miniflare } = createRequire(import.meta.url)(resolvePeer("miniflare", "serving the edge locally")) as typeof MiniflareModule;
+  const startMiniflare = miniflareStarter("serving the edge locally");
   const gateway = gatewayWorkerOptions(scriptPath, options.wranglerConfig, {
     SESSION_HMAC_KEY: localSessionKey(options.persistTo),
     ...options.vars,
   });
   const networks = networkStandIns(options.networks ?? {});
   const create = () =>
-    new Miniflare({
+    startMiniflare({
       host: "127.0.0.1",
       port: options.port ?? 0,
       cf: false,

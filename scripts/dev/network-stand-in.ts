@@ -7,7 +7,7 @@
  * two clusters with the same pod IP reach two different origins.
  */
 import { join } from "node:path";
-import type { WorkerOptions } from "miniflare";
+import type { V4WorkerOptions as WorkerOptions } from "miniflare";
 import type { RouteTable } from "../../src/table/route-table";
 
 const STAND_IN_SCRIPT = join(import.meta.dirname, "network-stand-in-worker.mjs");

@@ -26,6 +26,13 @@ const KEEPALIVE_MS = 30_000;
  * every command that reads no live cluster (help, validate, a sync of folders) would otherwise pay at its start.
  */
 function newKubeConfig(): KubeConfig {
+  // Its undici needs Node 22.19: on Node 20 the require fails deep inside it, with a message about `bind`.
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+  if (major < 22 || (major === 22 && minor < 19))
+    throw new UserError(
+      `reading live clusters (kubeContext) needs Node 22.19 or later (@kubernetes/client-node 2), and this is Node ${process.versions.node}`,
+      "run kedge on Node 22.19+ or 24; folder clusters (path) work on Node 20.19",
+    );
   const client = createRequire(import.meta.url)("@kubernetes/client-node") as typeof KubeClient;
   return new client.KubeConfig();
 }

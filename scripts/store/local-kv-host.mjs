@@ -115,9 +115,10 @@ async function serve(persistTo, namespaceId) {
   // With require: Miniflare is one 3.8 MB CommonJS file, and an ESM import of it first scans it for
   // named exports (about a second here).
   /** @type {typeof import("miniflare")} */
-  // The Miniflare the sync resolved for it (kedge's peer), else this file's neighbour.
-  const { Miniflare } = createRequire(import.meta.url)(process.argv[4] ?? "miniflare");
-  const mf = new Miniflare({
+  // The Miniflare the sync resolved for it (the one the user's wrangler brings), else this file's neighbour.
+  // Miniflare 5 takes its options in a new shape, and converts release 4's (what this file writes) itself.
+  const { Miniflare, convertV4MiniflareOptions } = createRequire(import.meta.url)(process.argv[4] ?? "miniflare");
+  const v4Options = {
     modules: true,
     script: KV_OVER_HTTP,
     kvNamespaces: { ROUTES: namespaceId },
@@ -125,7 +126,13 @@ async function serve(persistTo, namespaceId) {
     defaultPersistRoot: resolve(persistTo, "v3"),
     kvPersist: true,
     cf: false,
-  });
+  };
+  // Release 5 keeps state under `resourcePersistencePath`, in the folders release 4's `defaultPersistRoot` had.
+  const mf = new Miniflare(
+    convertV4MiniflareOptions
+      ? { ...convertV4MiniflareOptions(v4Options), logRequests: false, resourcePersistencePath: v4Options.defaultPersistRoot }
+      : v4Options,
+  );
   started = mf;
   const url = await mf.ready;
   const method = { get: "GET", put: "PUT", delete: "DELETE", list: "GET", digest: "GET" };

@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { resolvePeer } from "../lib/package-files";
+import { miniflareModulePath } from "../lib/wrangler-package";
 import { type KvStore, oneByOne } from "./kv-store";
 import { StorageError, UserError } from "../lib/user-error";
 import { jsonOf } from "../lib/json";
@@ -38,7 +38,7 @@ function hostEnv(): NodeJS.ProcessEnv {
 /** `abandoned`: the caller no longer needs the store; a host still starting is stopped instead of awaited. */
 export async function openLocalKv(persistTo: string, namespaceId: string, abandoned?: AbortSignal): Promise<KvStore> {
   const root = resolve(persistTo, "v3");
-  const miniflare = resolvePeer("miniflare", "local state (--local)");
+  const miniflare = miniflareModulePath("local state (--local)");
   const host = spawn(process.execPath, [HOST, resolve(persistTo), namespaceId, miniflare], {
     stdio: ["ignore", "pipe", "pipe", "ipc"],
     env: hostEnv(),

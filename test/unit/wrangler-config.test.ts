@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from "wrangler";
-import { findWranglerConfig, readLocalWorkerOptions, readWranglerFacts } from "../../scripts/config/wrangler-config";
+import { findWranglerConfig, readCrons, readLocalWorkerOptions, readWranglerFacts } from "../../scripts/config/wrangler-config";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const READ = ["compatibilityDate", "compatibilityFlags", "bindings", "kvNamespaces", "durableObjects"] as const;
@@ -141,11 +141,15 @@ describe("readLocalWorkerOptions", () => {
 
   it("leaves out nothing this project's wrangler.toml binds", () => {
     const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml"));
-    // modulesRules: wrangler's default module rules; the gateway hands Miniflare one bundled module.
+    // modulesRules and rootPath: how wrangler finds modules; the gateway hands Miniflare one bundled module.
+    // cronTriggers (newer wrangler lists them here): kedge fires them itself, from readCrons (dev/local-cron.ts).
+    const notBindings = ["modulesRules", "rootPath", "cronTriggers"];
     const bound = Object.entries(workerOptions)
-      .filter(([k, v]) => k !== "modulesRules" && !isEmpty(v))
+      .filter(([k, v]) => !notBindings.includes(k) && !isEmpty(v))
       .map(([k]) => k);
     expect(bound.filter((k) => !(READ as readonly string[]).includes(k))).toEqual([]);
+    const crons = (workerOptions as { cronTriggers?: string[] }).cronTriggers ?? readCrons(join(ROOT, "wrangler.toml"));
+    expect(crons).toEqual(readCrons(join(ROOT, "wrangler.toml")));
   });
 
   for (const [form, text] of [

@@ -12,7 +12,7 @@ import { Agent, request } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { WorkerOptions } from "miniflare";
+import type { V4WorkerOptions as WorkerOptions } from "miniflare";
 import { gatewayWorkerOptions, startLocalGateway } from "../../dev/local-gateway";
 import { startOrigin } from "../../dev/origin-server";
 import { canonicalJson } from "../../../src/table/canonical-json";
