@@ -99,9 +99,11 @@ function parseJson(body: Buffer): unknown {
 
 /** A multipart/form-data body's fields, as bytes (wrangler sends a value with metadata so). */
 async function formFields(body: Buffer, contentType: string): Promise<Map<string, Buffer>> {
-  const form = await new Response(body, { headers: { "content-type": contentType } }).formData();
+  const form = await new Response(new Uint8Array(body), { headers: { "content-type": contentType } }).formData();
+  const entries: [string, FormDataEntryValue][] = [];
+  form.forEach((value, name) => entries.push([name, value]));
   const fields = new Map<string, Buffer>();
-  for (const [name, value] of form.entries())
+  for (const [name, value] of entries)
     fields.set(name, typeof value === "string" ? Buffer.from(value) : Buffer.from(await value.arrayBuffer()));
   return fields;
 }
