@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { UserError } from "./user-error";
 import { jsonOf, jsonOrNull } from "./json";
-import { obj, opt, str } from "../../src/table/structural-schema";
+import { any, obj, opt, str } from "../../src/table/structural-schema";
 
 /** What kedge reads of a package.json. */
 const PACKAGE_JSON = obj<{ name?: string; version?: string }>({ name: opt(str()), version: opt(str()) }, { open: true });
@@ -47,4 +47,39 @@ export function resolvePeer(specifier: string, what: string): string {
       `npm install ${name === "wrangler" ? "wrangler@4.86.0" : name} (a peer dependency of kedge)`,
     );
   }
+}
+
+/** What kedge reads of wrangler's package.json: its version and its `bin`, the public way to run it. */
+const WRANGLER_PACKAGE = obj<{ version: string; bin?: unknown }>({ version: str(), bin: opt(any()) }, { open: true });
+
+/** The user's wrangler: where its bin is and which release it is. */
+export interface WranglerPackage {
+  bin: string;
+  version: string;
+}
+
+/**
+ * The wrangler the user's project holds (found from `projectDir` as Node would, then beside kedge), through its
+ * public interface: `wrangler/package.json` (which every release exports) and the `bin.wrangler` it names. Null
+ * when there is none.
+ */
+export function findWranglerPackage(projectDir: string): WranglerPackage | null {
+  for (const from of [join(projectDir, "package.json"), join(packageRoot(), "package.json")]) {
+    let manifest: string;
+    try {
+      manifest = createRequire(from).resolve("wrangler/package.json");
+    } catch {
+      continue;
+    }
+    const read = jsonOf(readFileSync(manifest, "utf8"), WRANGLER_PACKAGE, manifest);
+    const bin =
+      typeof read.bin === "string"
+        ? read.bin
+        : typeof read.bin === "object" && read.bin !== null && "wrangler" in read.bin
+          ? read.bin.wrangler
+          : undefined;
+    if (typeof bin !== "string") throw new Error(`${manifest} names no bin.wrangler`);
+    return { bin: join(dirname(manifest), bin), version: read.version };
+  }
+  return null;
 }

@@ -1,4 +1,4 @@
-/** @module Opens the KV store a command names: local state (Miniflare, in its own process) or the remote namespace (wrangler). */
+/** @module Opens the KV store a command names: local state (Miniflare, in its own process) or the remote namespace (the KV REST API, with wrangler's credentials). */
 import { readWranglerFacts } from "../config/wrangler-config";
 import type { KvStore } from "./kv-store";
 import { openLocalKv } from "./local-kv";
@@ -36,7 +36,13 @@ export async function openStore(
   listeners: StoreListeners = {},
 ): Promise<KvStore> {
   const facts = readWranglerFacts(where.wranglerConfig, where.env);
-  if (where.target === "remote") return openRemoteKv(facts.kvNamespaceId, where.wranglerConfig, ["--remote"], listeners.progress);
+  if (where.target === "remote")
+    return openRemoteKv({
+      namespaceId: facts.kvNamespaceId,
+      wranglerConfig: where.wranglerConfig,
+      env: where.env,
+      progress: listeners.progress,
+    });
   if (intent === "read") return openLocalKv(where.persistTo, facts.kvNamespaceId, abandoned);
   const waiting = (holder: string) => listeners.waiting?.(`waiting for another sync or rollback writing ${where.persistTo}: ${holder}`);
   // workerd writes its SQLite files as it starts: two starting at once make one fail (SQLITE_BUSY), so a
@@ -99,7 +105,7 @@ export async function withStore<T>(
   listeners: StoreListeners,
   fn: (store: StoreOpenedAhead) => Promise<T>,
 ): Promise<T> {
-  if (where.target === "remote") remotePreflight(where);
+  if (where.target === "remote") await remotePreflight(where);
   const store = new StoreOpenedAhead(where, intent, listeners);
   try {
     return await fn(store);

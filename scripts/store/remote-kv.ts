@@ -1,195 +1,272 @@
 /**
- * @module Remote KV through wrangler's own `kv key` commands, so the user's `wrangler login` (or
- * CLOUDFLARE_API_TOKEN) is what authorises the push. Values go through temporary files, never argv, and
- * come back as the exact bytes stored.
+ * @module Remote KV through the Workers KV REST API, with the credentials the user's wrangler gives
+ * (cloudflare-auth.ts): wrangler runs once per command, not once per operation. Writes go in bulk (at most
+ * 10,000 pairs and 16 MiB of values a request, a few requests at once), reads in bulk (10 keys a request), key
+ * lists follow the API's cursor. The namespace is checked before anything else, so that a missing key (null)
+ * and a missing namespace, a wrong token, a missing permission or another account (one-line errors naming the
+ * cause and the fix) are told apart. Values are UTF-8 text, read back as the exact bytes stored.
  */
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { resolvePeer } from "../lib/package-files";
+import { createCloudflareApi, CloudflareApiError, inParallel, type CloudflareApi } from "./cloudflare-api";
+import { chosenAccount, cloudflareApiBaseUrl, credentialsSource, supportedWrangler, wranglerCredentials } from "./cloudflare-auth";
 import type { KvStore } from "./kv-store";
-import { StorageError } from "../lib/user-error";
-import { jsonOf } from "../lib/json";
-import { any, list, map, obj, str } from "../../src/table/structural-schema";
+import { StorageError, UserError } from "../lib/user-error";
+import { packageVersion } from "../lib/package-files";
+import { conforms, list, map, any, obj, str, opt } from "../../src/table/structural-schema";
 
-/** `wrangler kv bulk get` prints `{ key: value }` (the API) or `{ key: { value } }` (local mode). */
-const BULK_GET = map(any());
-/** `wrangler kv key list` prints the keys with their metadata. */
-const KEY_LIST = list(obj<{ name: string }>({ name: str() }, { open: true }));
-
-/** The project's wrangler, run with this Node (what `npx wrangler` finds, without npx's start-up per call). */
-let wranglerBin: string | undefined;
-const wranglerPath = () => (wranglerBin ??= resolvePeer("wrangler/bin/wrangler.js", "kedge with --remote"));
-
-/** A bulk write's batch: well under the API's 100 MB and 10,000 pairs per request. */
-const PUT_BATCH_BYTES = 40 * 1024 * 1024;
-/** A bulk read's batch: the API returns at most 100 keys per request; values of 1 MiB shards stay small enough. */
+/** A bulk write's batch: the API takes 10,000 pairs and 100 MB a request; 16 MiB of values stays well under. */
+const PUT_BATCH = { pairs: 10_000, bytes: 16 * 1024 * 1024 };
+/**
+ * A bulk read's batch: the API returns at most 100 keys a request; ten 1 MiB shards keep an answer to 10 MiB.
+ * read-table.ts reads shards as many at a time.
+ */
 export const GET_BATCH_KEYS = 10;
-
-/** A bulk delete's batch: the API takes at most 10,000 keys per request. */
+/** A bulk delete's batch: the API takes at most 10,000 keys a request. */
 const DELETE_BATCH_KEYS = 10_000;
+/** Requests in flight at once: a push of 36 shards in three bulk writes sends them together. */
+const PARALLEL = 4;
+/** A key list's page (the API's largest), and a bound on pages (ten million keys). */
+const LIST_PAGE = 1000;
+const LIST_MAX_PAGES = 10_000;
+/** The API's code for a key that is not there (its 404 on a namespace that is there). */
+const KEY_NOT_FOUND = 10009;
 
-/** Splits entries into batches of at most `maxBytes` of values (an entry larger than that is a batch alone). */
-function batchesBySize(entries: [string, string][], maxBytes: number): [string, string][][] {
-  const batches: [string, string][][] = [];
-  let size = 0;
-  for (const entry of entries) {
-    const bytes = Buffer.byteLength(entry[1]);
-    if (batches.length === 0 || size + bytes > maxBytes) {
-      batches.push([]);
-      size = 0;
+const KEY_PAGE = list(obj<{ name: string }>({ name: str() }, { open: true }));
+const CURSOR = obj<{ cursor?: string }>({ cursor: opt(str()) }, { open: true });
+const BULK_VALUES = obj<{ values: Record<string, unknown> }>({ values: map(any()) }, { open: true });
+const ACCOUNTS = list(obj<{ id: string; name?: string }>({ id: str(), name: opt(str()) }, { open: true }));
+
+export interface RemoteKvOptions {
+  namespaceId: string;
+  wranglerConfig: string;
+  /** The wrangler environment whose namespace this is, for messages. */
+  env?: string;
+  progress?: (line: string) => void;
+}
+
+/** The accounts the credentials reach (the first page of 50 is plenty to name them). */
+async function reachableAccounts(api: CloudflareApi): Promise<{ id: string; name?: string }[]> {
+  const { result } = await api.json("/accounts", { query: { per_page: "50" } });
+  return conforms(result, ACCOUNTS) ? result : [];
+}
+
+/**
+ * Opens the namespace: runs the project's wrangler for its credentials, settles the account, and reads the
+ * namespace's details once, so that every failure is named before anything is written.
+ */
+export async function openRemoteKv(options: RemoteKvOptions): Promise<KvStore> {
+  const { namespaceId, wranglerConfig, progress } = options;
+  const wrangler = supportedWrangler(wranglerConfig);
+  const credentials = await wranglerCredentials(wrangler, wranglerConfig);
+  const api = createCloudflareApi(cloudflareApiBaseUrl(), credentials, `kedge/${packageVersion()} (wrangler/${wrangler.version})`);
+  const source = credentialsSource(credentials);
+  const block = `${options.env ? `[[env.${options.env}.kv_namespaces]]` : "[[kv_namespaces]]"} ROUTES in ${wranglerConfig}`;
+  const choice = chosenAccount(wranglerConfig, options.env);
+  const fixCredentials =
+    credentials.type === "api_token"
+      ? "set CLOUDFLARE_API_TOKEN to a valid token with the permission Workers KV Storage: Edit (dash.cloudflare.com → My Profile → API Tokens)"
+      : credentials.type === "oauth"
+        ? "run `npx wrangler login` again"
+        : "check CLOUDFLARE_API_KEY and CLOUDFLARE_EMAIL, or use CLOUDFLARE_API_TOKEN";
+
+  /** The one-line StorageError that says what a refusal means, looking further (accounts, namespaces) where it must. */
+  async function explain(error: unknown, accountId: string, doing: "read" | "write"): Promise<Error> {
+    if (!(error instanceof CloudflareApiError)) return error instanceof Error ? error : new Error(String(error));
+    const where = `account ${accountId} (from ${choice.from})`;
+    if (error.status === 401 || error.has(9109) || error.has(9103) || error.has(6003) || error.has(6111) || error.has(1000))
+      return new StorageError(`Cloudflare refused ${source}: ${error.said}`, fixCredentials);
+    if (error.status === 403) {
+      const reachable = await reachableAccounts(api).catch(() => null);
+      if (reachable && !reachable.some((a) => a.id === accountId))
+        return new StorageError(
+          `${source} cannot reach ${where}, which should hold KV namespace ${namespaceId}: Cloudflare says ${error.said}`,
+          `set CLOUDFLARE_ACCOUNT_ID (or account_id in ${wranglerConfig}) to the account holding the namespace${reachable.length > 0 ? `; the credentials reach ${reachable.map((a) => a.id).join(", ")}` : ""}`,
+        );
+      return new StorageError(
+        `${source} lacks the permission Workers KV Storage: ${doing === "write" ? "Edit" : "Read"} in ${where}: Cloudflare says ${error.said}`,
+        credentials.type === "api_token"
+          ? "give the token the permission Workers KV Storage: Edit for that account (dash.cloudflare.com → My Profile → API Tokens)"
+          : "log in with an account that may edit Workers KV (`npx wrangler login`)",
+      );
     }
-    batches.at(-1)!.push(entry);
-    size += bytes;
-  }
-  return batches;
-}
-
-/**
- * The values of `wrangler kv bulk get`'s output, in the order of `keys`: local mode prints
- * `{ key: { value } }`, the API's answer is `{ key: value }`; wrangler appends "Success!".
- */
-export function bulkGetValues(stdout: string, keys: string[]): (string | null)[] {
-  const json = stdout.slice(stdout.indexOf("{"), stdout.lastIndexOf("}") + 1);
-  const values = jsonOf(json, BULK_GET, "wrangler kv bulk get");
-  return keys.map((key) => {
-    const v = values[key];
-    const value = typeof v === "object" && v !== null && "value" in v ? v.value : v;
-    return typeof value === "string" ? value : null;
-  });
-}
-
-/** What local mode prints, with exit 0, for a key that is not there. */
-const LOCAL_NOT_FOUND = "Value not found\n";
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function wrangler(args: string[]): Promise<Run> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [wranglerPath(), ...args], {
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    // Decoded once at the end: a chunk boundary may split a multi-byte character.
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    child.stdout.on("data", (d: Buffer) => stdout.push(d));
-    child.stderr.on("data", (d: Buffer) => stderr.push(d));
-    child.on("error", reject);
-    child.on("close", (code) =>
-      resolveRun({ code: code ?? 1, stdout: Buffer.concat(stdout).toString("utf8"), stderr: Buffer.concat(stderr).toString("utf8") }),
-    );
-  });
-}
-
-/** Colour codes in wrangler's output (it colours even when piped). */
-const ANSI_COLOUR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
-
-/**
- * What wrangler said went wrong: its `✘ [ERROR]` lines, else its last lines. Its closing notice about
- * the log file, npm's warnings and blank lines are dropped; they would otherwise be all a user sees.
- */
-function wranglerProblem(run: Run): string {
-  const lines = `${run.stderr}\n${run.stdout}`
-    .replace(ANSI_COLOUR, "")
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line !== "" && !line.startsWith("🪵") && !line.startsWith("npm warn"));
-  const errors = lines.filter((line) => line.includes("[ERROR]")).map((line) => line.replace(/^.*?\[ERROR\]\s*/, ""));
-  return (errors.length > 0 ? errors : lines.slice(-3)).join(" ");
-}
-
-/**
- * `target` is `--remote` for a push; tests give `--local --persist-to DIR`, which runs the same commands
- * against local state, offline.
- */
-export function openRemoteKv(
-  namespaceId: string,
-  wranglerConfig: string,
-  target: string[] = ["--remote"],
-  progress?: (line: string) => void,
-): KvStore {
-  const scratch = mkdtempSync(join(tmpdir(), "kedge-sync-"));
-  const common = ["--namespace-id", namespaceId, ...target, "--config", wranglerConfig];
-  const fail = (what: string, run: Run): never => {
-    throw new StorageError(
-      `wrangler ${what} failed (exit ${run.code}): ${wranglerProblem(run)}`,
-      "check `npx wrangler whoami` and the kv_namespaces id in wrangler.toml",
-    );
-  };
-  return {
-    description: target.includes("--remote") ? `remote KV namespace ${namespaceId}` : `KV namespace ${namespaceId} (${target.join(" ")})`,
-    async get(key) {
-      // Without --text wrangler writes the value's bytes as they are; --text adds a newline.
-      const run = await wrangler(["kv", "key", "get", key, ...common]);
-      if (run.code !== 0) {
-        if (/not found/i.test(run.stderr + run.stdout)) return null;
-        return fail(`kv key get ${key}`, run);
+    if ((error.status === 404 && !error.has(KEY_NOT_FOUND)) || error.has(10011) || error.has(10013)) {
+      const reachable = await reachableAccounts(api).catch(() => []);
+      for (const other of reachable.filter((a) => a.id !== accountId).slice(0, 20)) {
+        const there = await api.json(`/accounts/${other.id}/storage/kv/namespaces/${namespaceId}`).then(
+          () => true,
+          () => false,
+        );
+        if (there)
+          return new StorageError(
+            `KV namespace ${namespaceId} (${block}) is in account ${other.id}, not in ${where}`,
+            `set CLOUDFLARE_ACCOUNT_ID (or account_id in ${wranglerConfig}) to ${other.id}`,
+          );
       }
-      return run.stdout === LOCAL_NOT_FOUND ? null : run.stdout;
+      return new StorageError(
+        `KV namespace ${namespaceId} (${block}) does not exist in ${where}: Cloudflare says ${error.said}`,
+        `\`npx wrangler kv namespace list\` lists the account's namespaces: put the ROUTES namespace's id in ${block.split(" ROUTES")[0]}, or make one with \`npx wrangler kv namespace create ROUTES\``,
+      );
+    }
+    return new StorageError(
+      `remote KV ${doing} failed (${error.request}): Cloudflare says ${error.said}`,
+      "run the command again; if it persists, see https://www.cloudflarestatus.com",
+    );
+  }
+
+  /** The account and the namespace, settled and checked once, at the first operation (before any write). */
+  let opened: Promise<string> | undefined;
+  const ready = (): Promise<string> => (opened ??= settle());
+  async function settle(): Promise<string> {
+    let accountId = choice.id;
+    if (accountId === null) {
+      const reachable = await reachableAccounts(api).catch(async (error: unknown) => {
+        throw await explain(error, "(none chosen)", "read");
+      });
+      if (reachable.length !== 1)
+        throw new UserError(
+          `--remote: ${source} reaches ${reachable.length === 0 ? "no account" : `${reachable.length} accounts (${reachable.map((a) => a.id).join(", ")})`}, and neither CLOUDFLARE_ACCOUNT_ID nor account_id in ${wranglerConfig} says which holds KV namespace ${namespaceId}; nothing was read or written`,
+          `set account_id in ${wranglerConfig} (or CLOUDFLARE_ACCOUNT_ID) to the account's id`,
+        );
+      accountId = reachable[0]!.id;
+    }
+    const path = `/accounts/${encodeURIComponent(accountId)}/storage/kv/namespaces/${encodeURIComponent(namespaceId)}`;
+    const account = accountId;
+    await retried(() => api.json(path)).catch(async (error: unknown) => {
+      const explained = await explain(error, account, "read");
+      if (explained instanceof StorageError)
+        throw new StorageError(`--remote: ${explained.message}; nothing was read or written`, explained.hint);
+      throw explained;
+    });
+    accountOf = account;
+    return path;
+  }
+  let accountOf = "";
+
+  /** `fn` again once with fresh credentials when an OAuth token expired meanwhile (a long `sync --watch`). */
+  async function retried<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      if (!(error instanceof CloudflareApiError && error.status === 401 && api.credentials.type === "oauth")) throw error;
+      api.useCredentials(await wranglerCredentials(wrangler, wranglerConfig, { fresh: true }));
+      return fn();
+    }
+  }
+  /** Runs `fn` on the checked namespace (its path), explaining a refusal. */
+  const call = async <T>(fn: (ns: string) => Promise<T>, doing: "read" | "write"): Promise<T> => {
+    const ns = await ready();
+    return retried(() => fn(ns)).catch(async (error: unknown) => {
+      throw await explain(error, accountOf, doing);
+    });
+  };
+
+  const bulkGet = async (keys: string[]): Promise<(string | null)[]> => {
+    const { result } = await call(
+      (ns) => api.json(`${ns}/bulk/get`, { method: "POST", body: JSON.stringify({ keys, type: "text" }), contentType: "application/json" }),
+      "read",
+    );
+    if (!conforms(result, BULK_VALUES))
+      throw new StorageError(`remote KV bulk get answered ${JSON.stringify(result).slice(0, 80)}`, "run the command again");
+    return keys.map((key) => {
+      const value = result.values[key];
+      return typeof value === "string" ? value : null;
+    });
+  };
+
+  return {
+    description: `remote KV namespace ${namespaceId}`,
+    async get(key) {
+      const ns = await ready();
+      try {
+        return await retried(() => api.text(`${ns}/values/${encodeURIComponent(key)}`));
+      } catch (error) {
+        if (error instanceof CloudflareApiError && error.status === 404 && error.has(KEY_NOT_FOUND)) return null;
+        throw await explain(error, accountOf, "read");
+      }
     },
     async put(key, value) {
-      const file = join(scratch, "value.json");
-      writeFileSync(file, value);
-      const run = await wrangler(["kv", "key", "put", key, "--path", file, ...common]);
-      if (run.code !== 0) fail(`kv key put ${key}`, run);
+      await call(
+        (ns) =>
+          api.json(`${ns}/values/${encodeURIComponent(key)}`, { method: "PUT", body: value, contentType: "text/plain; charset=utf-8" }),
+        "write",
+      );
     },
     async delete(key) {
-      const run = await wrangler(["kv", "key", "delete", key, ...common]);
-      if (run.code !== 0) fail(`kv key delete ${key}`, run);
+      await call((ns) => api.json(`${ns}/values/${encodeURIComponent(key)}`, { method: "DELETE" }), "write");
     },
-    // One wrangler process per batch instead of one per value (each costs about 3 s).
+    // Values are taken as they come and sent a batch at a time, a few batches at once: the shards of a large table
+    // are never all held as text, and a push is a handful of requests.
     async putMany(taken) {
-      // Every value is made before the first batch: batches are cut by size, and progress counts them all.
-      const entries = [...taken];
-      const batches = batchesBySize(entries, PUT_BATCH_BYTES);
+      const inFlight = new Set<Promise<void>>();
+      let batch: { key: string; value: string }[] = [];
+      let bytes = 0;
       let done = 0;
-      for (const [i, batch] of batches.entries()) {
-        const file = join(scratch, `bulk-put-${i}.json`);
-        writeFileSync(file, JSON.stringify(batch.map(([key, value]) => ({ key, value }))));
-        const run = await wrangler(["kv", "bulk", "put", file, ...common]);
-        if (run.code !== 0) fail(`kv bulk put (${batch.length} values)`, run);
-        done += batch.length;
-        progress?.(`  written ${done} of ${entries.length} values`);
+      const flush = async () => {
+        if (batch.length === 0) return;
+        const body = JSON.stringify(batch);
+        const count = batch.length;
+        batch = [];
+        bytes = 0;
+        const sending = call((ns) => api.json(`${ns}/bulk`, { method: "PUT", body, contentType: "application/json" }), "write").then(() => {
+          done += count;
+          progress?.(`  written ${done} values`);
+        });
+        sending.catch(() => undefined);
+        inFlight.add(sending);
+        void sending.finally(() => inFlight.delete(sending)).catch(() => undefined);
+        if (inFlight.size >= PARALLEL) await Promise.race(inFlight);
+      };
+      for (const [key, value] of taken) {
+        const size = Buffer.byteLength(value);
+        if (batch.length >= PUT_BATCH.pairs || (batch.length > 0 && bytes + size > PUT_BATCH.bytes)) await flush();
+        batch.push({ key, value });
+        bytes += size;
       }
+      await flush();
+      await Promise.all(inFlight);
     },
-    // One process per batch: pruning a sharded version one key at a time would cost seconds per shard.
     async deleteMany(keys) {
-      for (let at = 0; at < keys.length; at += DELETE_BATCH_KEYS) {
-        const batch = keys.slice(at, at + DELETE_BATCH_KEYS);
-        const file = join(scratch, "bulk-delete.json");
-        writeFileSync(file, JSON.stringify(batch));
-        const run = await wrangler(["kv", "bulk", "delete", file, "--force", ...common]);
-        if (run.code !== 0) fail(`kv bulk delete (${batch.length} keys)`, run);
-      }
+      const batches: string[][] = [];
+      for (let at = 0; at < keys.length; at += DELETE_BATCH_KEYS) batches.push(keys.slice(at, at + DELETE_BATCH_KEYS));
+      await inParallel(
+        batches.map(
+          (batch) => () =>
+            call(
+              (ns) => api.json(`${ns}/bulk`, { method: "DELETE", body: JSON.stringify(batch), contentType: "application/json" }),
+              "write",
+            ),
+        ),
+        PARALLEL,
+      );
     },
     async getMany(keys) {
-      const values: (string | null)[] = [];
-      for (let at = 0; at < keys.length; at += GET_BATCH_KEYS) {
-        const batch = keys.slice(at, at + GET_BATCH_KEYS);
-        const file = join(scratch, "bulk-get.json");
-        writeFileSync(file, JSON.stringify(batch));
-        const run = await wrangler(["kv", "bulk", "get", file, ...common]);
-        if (run.code !== 0) fail(`kv bulk get (${batch.length} keys)`, run);
-        values.push(...bulkGetValues(run.stdout, batch));
-        progress?.(`  read ${values.length} of ${keys.length} values`);
-      }
-      return values;
+      const batches: string[][] = [];
+      for (let at = 0; at < keys.length; at += GET_BATCH_KEYS) batches.push(keys.slice(at, at + GET_BATCH_KEYS));
+      let read = 0;
+      const values = await inParallel(
+        batches.map((batch) => async () => {
+          const got = await bulkGet(batch);
+          read += got.length;
+          if (keys.length > GET_BATCH_KEYS) progress?.(`  read ${read} of ${keys.length} values`);
+          return got;
+        }),
+        PARALLEL,
+      );
+      return values.flat();
     },
     async list(prefix) {
-      const run = await wrangler(["kv", "key", "list", "--prefix", prefix, ...common]);
-      if (run.code !== 0) fail(`kv key list --prefix ${prefix}`, run);
-      const json = run.stdout.slice(run.stdout.indexOf("["), run.stdout.lastIndexOf("]") + 1);
-      const keys = jsonOf(json || "[]", KEY_LIST, "wrangler kv key list");
-      return keys.map((k) => k.name).sort();
+      const names: string[] = [];
+      let cursor = "";
+      for (let page = 0; page < LIST_MAX_PAGES; page++) {
+        const query: Record<string, string> = { prefix, limit: String(LIST_PAGE), ...(cursor ? { cursor } : {}) };
+        const { result, resultInfo } = await call((ns) => api.json(`${ns}/keys`, { query }), "read");
+        if (!conforms(result, KEY_PAGE))
+          throw new StorageError(`remote KV key list answered ${JSON.stringify(result).slice(0, 80)}`, "run the command again");
+        names.push(...result.map((k) => k.name));
+        cursor = conforms(resultInfo, CURSOR) ? (resultInfo.cursor ?? "") : "";
+        if (cursor === "") break;
+      }
+      return names.sort();
     },
-    async close() {
-      rmSync(scratch, { recursive: true, force: true });
-    },
+    async close() {},
   };
 }

@@ -1,0 +1,113 @@
+/**
+ * `--remote` commands through the real CLI and the real wrangler (`wrangler auth token`) against a local stand-in
+ * of the Cloudflare API: a push, `history` and `status` leave and read what docs/storage.md describes; a wrong
+ * namespace id, a wrong token and a token without KV Edit each exit 2 with one line naming the cause. The wrangler
+ * run is the project's (`KEDGE_E2E_WRANGLER`, a wrangler package folder, to run this file against another).
+ */
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { type CloudflareApiStandIn, startCloudflareApi } from "../support/cloudflare-api-stand-in";
+import { ROOT, RUN_BUNDLED, runProcess, Workspace } from "./harness";
+
+const ACCOUNT = "a".repeat(32);
+const NAMESPACE = "1".repeat(32);
+const WRANGLER = process.env.KEDGE_E2E_WRANGLER ?? join(ROOT, "node_modules", "wrangler");
+const NODE = process.env.KEDGE_E2E_NODE ?? process.execPath;
+
+const APP = `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: { name: gw, namespace: shop }
+spec: { gatewayClassName: kedge, listeners: [{ name: http, protocol: HTTP, port: 80 }] }
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: web, namespace: shop }
+spec: { parentRefs: [{ name: gw }], hostnames: [shop.example.com], rules: [{ backendRefs: [{ name: web, port: 80 }] }] }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web, namespace: shop }
+spec: { ports: [{ name: http, port: 80 }] }
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: { name: web-1, namespace: shop, labels: { kubernetes.io/service-name: web } }
+addressType: IPv4
+ports: [{ name: http, port: 8080 }]
+endpoints: [{ addresses: ["203.0.113.7"], conditions: { ready: true } }]
+`;
+
+describe("--remote commands against a Cloudflare API stand-in, through real wrangler", { timeout: 120_000 }, () => {
+  const ws = new Workspace();
+  let api: CloudflareApiStandIn;
+  const project = join(ws.dir, "project");
+  const wranglerToml = (id: string) => {
+    const path = join(project, `wrangler-${id.slice(0, 4)}.toml`);
+    writeFileSync(
+      path,
+      `name = "edge"\nmain = "worker.js"\ncompatibility_date = "2026-04-01"\n[[kv_namespaces]]\nbinding = "ROUTES"\nid = "${id}"\n`,
+    );
+    return path;
+  };
+  const kedge = (args: string[], token = "edit-token", id = NAMESPACE) =>
+    runProcess(
+      NODE,
+      [RUN_BUNDLED, join(ROOT, "scripts/cli/main.ts"), ...args, "--config", ws.config, "--wrangler-config", wranglerToml(id)],
+      {
+        cwd: project,
+        env: { CLOUDFLARE_API_BASE_URL: api.url, CLOUDFLARE_API_TOKEN: token, CLOUDFLARE_ACCOUNT_ID: ACCOUNT },
+      },
+    );
+
+  beforeAll(async () => {
+    api = await startCloudflareApi({
+      accounts: { [ACCOUNT]: { name: "shop", namespaces: [NAMESPACE] } },
+      tokens: { "edit-token": { accounts: [ACCOUNT], kv: "edit" }, "read-token": { accounts: [ACCOUNT], kv: "read" } },
+    });
+    mkdirSync(join(project, "node_modules"), { recursive: true });
+    symlinkSync(WRANGLER, join(project, "node_modules", "wrangler"));
+    ws.write({
+      "kedge.yaml":
+        "apiVersion: kedge.dev/v1alpha1\nkind: EdgeConfig\nmetadata: { name: kedge }\nspec: { gatewayClassName: kedge, clusters: [{ name: c1 }] }\n",
+      "clusters/c1/app.yaml": APP,
+    });
+  });
+
+  afterAll(async () => {
+    await api.close();
+    ws.remove();
+  });
+
+  it("pushes one route: pointer, version and history as docs/storage.md describes; history and status read them", async ({ expect }) => {
+    const sync = await kedge(["sync", "--remote"]);
+    expect(sync.code).toBe(0);
+    const version = /wrote table kedge@([0-9a-f]{20}) to remote KV namespace 1{32}/.exec(sync.stdout)?.[1];
+    expect(version).toBeDefined();
+    const kv = api.texts(NAMESPACE);
+    expect(Object.keys(kv)).toEqual([`table/kedge/${version}`, "table/kedge/current", "table/kedge/history"]);
+    expect(JSON.parse(kv["table/kedge/current"]!)).toMatchObject({ version });
+    expect(api.unknown).toEqual([]);
+    const history = await kedge(["history", "--remote"]);
+    expect(history.code).toBe(0);
+    expect(history.stdout).toContain(`* ${version}`);
+    const status = await kedge(["status", "--remote"]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(`table kedge@${version} in remote KV namespace ${NAMESPACE}`);
+  });
+
+  it("names a wrong namespace id, a wrong token and a token without KV Edit in one line each, exit 2", async ({ expect }) => {
+    const wrongNamespace = await kedge(["history", "--remote"], "edit-token", "2".repeat(32));
+    expect(wrongNamespace.code).toBe(2);
+    expect(wrongNamespace.stderr).toContain(`error: --remote: KV namespace ${"2".repeat(32)} ([[kv_namespaces]] ROUTES in`);
+    expect(wrongNamespace.stderr).toContain("\"get namespace: 'namespace not found'\" [code 10013]");
+    const wrongToken = await kedge(["sync", "--remote"], "no-such-token");
+    expect(wrongToken.code).toBe(2);
+    expect(wrongToken.stderr).toContain(
+      'error: --remote: Cloudflare refused the API token in CLOUDFLARE_API_TOKEN: "Invalid access token" [code 9109]',
+    );
+    const readOnly = await kedge(["rollback", "--remote"], "read-token");
+    expect(readOnly.code).toBe(2);
+    expect(readOnly.stderr).toContain("lacks the permission Workers KV Storage: Edit");
+  });
+});
