@@ -103,13 +103,18 @@ export function assertPortFree(port: number, host = "127.0.0.1"): Promise<void> 
 
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
-/** Takes off the SIGINT and SIGTERM listeners `start` adds (Miniflare's exit hook adds them in its constructor). */
-function withoutNewSignalListeners<T>(start: () => T): T {
+/**
+ * The SIGINT and SIGTERM listeners present now; `restore()` takes off any added since. Miniflare's exit hook adds
+ * them (release 4 in its constructor, release 5 as it starts), and a command that stops its own way owns them.
+ */
+function signalListenersNow(): { restore(): void } {
   const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
-  const started = start();
-  for (const signal of SIGNALS)
-    for (const listener of process.listeners(signal)) if (!before.get(signal)?.has(listener)) process.off(signal, listener);
-  return started;
+  return {
+    restore() {
+      for (const signal of SIGNALS)
+        for (const listener of process.listeners(signal)) if (!before.get(signal)?.has(listener)) process.off(signal, listener);
+    },
+  };
 }
 
 export async function startLocalGateway(options: LocalGatewayOptions = {}): Promise<LocalGateway> {
@@ -153,8 +158,11 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
       "fix [triggers] crons (five fields: minute hour day-of-month month day-of-week)",
     );
   }
-  miniflare = options.ownSignals ? withoutNewSignalListeners(create) : create();
+  const signals = signalListenersNow();
+  miniflare = create();
+  if (options.ownSignals) signals.restore();
   const url = await miniflare.ready;
+  if (options.ownSignals) signals.restore();
   if (options.cron === "schedule") cron.start();
   return {
     url,

@@ -13,11 +13,11 @@ import { UserError } from "./user-error";
 import { jsonOf } from "./json";
 import { any, obj, opt, str } from "../../src/table/structural-schema";
 
-/** The wrangler releases kedge is tested with, at both ends (CI): 4.86.0 on Node 20.19, the latest 4.x on Node 24. */
-export const SUPPORTED_WRANGLER = { lowest: [4, 86, 0], below: [5, 0, 0], range: ">=4.86.0 <5" } as const;
+/** The wrangler releases kedge supports: 4.86.0 is the first with `wrangler auth token`; 5 may change it. */
+export const WRANGLER_RANGE = { min: [4, 86, 0], below: 5, text: ">=4.86.0 <5" } as const;
 
 /** `bin` is a path or a map of command names to paths (npm's two forms). */
-const MANIFEST = obj<{ version?: string; bin?: unknown }>({ version: opt(str()), bin: opt(any()) }, { open: true });
+const MANIFEST = obj<{ version: string; bin?: unknown }>({ version: str(), bin: opt(any()) }, { open: true });
 
 export interface WranglerPackage {
   /** The folder of wrangler's package.json. */
@@ -27,11 +27,46 @@ export interface WranglerPackage {
   bin: string;
 }
 
-/** Where to look, in order: the project the command runs in, then kedge's own place (its node_modules). */
-const searchFrom = (): string[] => [join(process.cwd(), "package.json"), join(packageRoot(), "package.json")];
+/** Whether `version` (x.y.z) is in WRANGLER_RANGE. */
+export function isSupportedWrangler(version: string): boolean {
+  const parts = /^(\d+)\.(\d+)\.(\d+)/.exec(version)?.slice(1).map(Number);
+  if (!parts) return false;
+  const [major = 0, minor = 0, patch = 0] = parts;
+  const [minMajor, minMinor, minPatch] = WRANGLER_RANGE.min;
+  if (major >= WRANGLER_RANGE.below) return false;
+  if (major !== minMajor) return major > minMajor;
+  return minor !== minMinor ? minor > minMinor : patch >= minPatch;
+}
 
-/** The first of `searchFrom` that resolves `specifier`, or null. */
-function resolveFromProject(specifier: string, from = searchFrom()): string | null {
+/**
+ * The wrangler the user's project holds (found from `projectDir` as Node would, then beside kedge), through its
+ * public interface: `wrangler/package.json` (which every release exports) and the `bin.wrangler` it names. Null
+ * when there is none.
+ */
+export function findWranglerPackage(projectDir = process.cwd()): WranglerPackage | null {
+  for (const from of [join(projectDir, "package.json"), join(packageRoot(), "package.json")]) {
+    let manifestPath: string;
+    try {
+      manifestPath = createRequire(from).resolve("wrangler/package.json");
+    } catch {
+      continue;
+    }
+    const manifest = jsonOf(readFileSync(manifestPath, "utf8"), MANIFEST, manifestPath);
+    const named = manifest.bin as string | Record<string, unknown> | undefined;
+    const bin = typeof named === "string" ? named : named?.wrangler;
+    const root = dirname(manifestPath);
+    if (typeof bin !== "string" || !existsSync(join(root, bin)))
+      throw new UserError(`wrangler ${manifest.version} at ${root} names no \`wrangler\` command in its package.json`, "reinstall it");
+    return { root, version: manifest.version, bin: join(root, bin) };
+  }
+  return null;
+}
+
+/** The first place below which `specifier` resolves (the project, then kedge's own place), or null. */
+function resolveFromProject(
+  specifier: string,
+  from = [join(process.cwd(), "package.json"), join(packageRoot(), "package.json")],
+): string | null {
   for (const base of from) {
     try {
       return createRequire(base).resolve(specifier);
@@ -42,51 +77,24 @@ function resolveFromProject(specifier: string, from = searchFrom()): string | nu
   return null;
 }
 
-const versionParts = (version: string): number[] => version.split(/[.+-]/).slice(0, 3).map(Number);
-const below = (a: readonly number[], b: readonly number[]): boolean => {
-  for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) < (b[i] ?? 0);
-  return false;
-};
-
-/** Whether kedge supports this wrangler release (SUPPORTED_WRANGLER). */
-export function supportsWrangler(version: string): boolean {
-  const parts = versionParts(version);
-  if (parts.some(Number.isNaN)) return false;
-  return !below(parts, SUPPORTED_WRANGLER.lowest) && below(parts, SUPPORTED_WRANGLER.below);
-}
-
 /** The install line kedge's errors suggest: the release line it is tested with on the Node that runs it. */
 const installHint = (): string =>
   Number(process.versions.node.split(".")[0]) >= 22
     ? "npm install --save-dev wrangler@4"
     : "npm install --save-dev wrangler@4.86.0 (newer wrangler needs Node 22.12 or later)";
 
-let found: WranglerPackage | undefined;
-
 /**
  * The user's wrangler, checked against the range kedge supports before anything is read or written; `what` is
  * the command that needs it, for the error.
  */
-export function wranglerPackage(what: string): WranglerPackage {
-  if (found) return found;
-  const manifestPath = resolveFromProject("wrangler/package.json");
-  if (!manifestPath) throw new UserError(`${what} needs wrangler, which is not installed in this project or beside kedge`, installHint());
-  const manifest = jsonOf(readFileSync(manifestPath, "utf8"), MANIFEST, manifestPath);
-  const version = manifest.version ?? "unknown";
-  if (!supportsWrangler(version))
+export function wranglerPackage(what: string, projectDir = process.cwd()): WranglerPackage {
+  const found = findWranglerPackage(projectDir);
+  if (!found) throw new UserError(`${what} needs wrangler, which is not installed in this project or beside kedge`, installHint());
+  if (!isSupportedWrangler(found.version))
     throw new UserError(
-      `${what}: kedge supports wrangler ${SUPPORTED_WRANGLER.range} (the releases it is tested with), and this project has wrangler ${version}; nothing was read or written`,
+      `${what}: kedge supports wrangler ${WRANGLER_RANGE.text}, and this project has wrangler ${found.version}; nothing was read or written`,
       installHint(),
     );
-  const named = manifest.bin as string | Record<string, unknown> | undefined;
-  const bin = typeof named === "string" ? named : named?.wrangler;
-  const root = dirname(manifestPath);
-  if (typeof bin !== "string" || !existsSync(join(root, bin)))
-    throw new UserError(
-      `${what}: wrangler ${version} at ${root} names no \`wrangler\` command in its package.json`,
-      "reinstall it: " + installHint(),
-    );
-  found = { root, version, bin: join(root, bin) };
   return found;
 }
 

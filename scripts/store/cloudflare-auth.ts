@@ -9,13 +9,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { parse } from "smol-toml";
 import { parseJsonc } from "../config/jsonc";
-import { findWranglerPackage, type WranglerPackage } from "../lib/package-files";
+import { findWranglerPackage, isSupportedWrangler, WRANGLER_RANGE, type WranglerPackage } from "../lib/wrangler-package";
 import { jsonOrNull } from "../lib/json";
 import { StorageError, UserError } from "../lib/user-error";
 import { literal, obj, str, union } from "../../src/table/structural-schema";
-
-/** The wrangler releases kedge supports: 4.86.0 is the first with `wrangler auth token`; 5 may change it. */
-export const WRANGLER_RANGE = { min: [4, 86, 0], below: 5, text: ">=4.86.0 <5" } as const;
 
 /** What the API is called with, as `wrangler auth token --json` tells it. */
 export type CloudflareCredentials =
@@ -46,17 +43,6 @@ export function authHeaders(credentials: CloudflareCredentials): Record<string, 
   return credentials.type === "api_key"
     ? { "X-Auth-Key": credentials.key, "X-Auth-Email": credentials.email }
     : { Authorization: `Bearer ${credentials.token}` };
-}
-
-/** Whether `version` (x.y.z) is in WRANGLER_RANGE. */
-export function isSupportedWrangler(version: string): boolean {
-  const parts = /^(\d+)\.(\d+)\.(\d+)/.exec(version)?.slice(1).map(Number);
-  if (!parts) return false;
-  const [major = 0, minor = 0, patch = 0] = parts;
-  const [minMajor, minMinor, minPatch] = WRANGLER_RANGE.min;
-  if (major >= WRANGLER_RANGE.below) return false;
-  if (major !== minMajor) return major > minMajor;
-  return minor !== minMinor ? minor > minMinor : patch >= minPatch;
 }
 
 /** The project's wrangler, if kedge supports it; else the one line saying what it supports and what it found. */

