@@ -165,6 +165,11 @@ export async function serveLocally(options: DevOptions, io: CommandIO): Promise<
     // A peer package or wrangler config it cannot use says so itself.
     throw error instanceof UserError ? error : edgePortError(options.port, error);
   }
+  // A table synced from another terminal (or rolled back) may name loopback endpoints this run has no origin for.
+  const follower = followTable(await gateway.miniflare.getKVNamespace(ROUTES_BINDING), loaded.edge.name, table, origins, io.note);
+  // The stop handlers are in place before the serving line: a SIGTERM sent as soon as it is read stops kedge its
+  // own way (exit 0), not by Node's default.
+  const stopped = untilStopped(gateway, follower, origins, io);
   const base = `http://127.0.0.1:${options.port}`;
   const defaults = options.config === "config" && options.persistTo === ".wrangler/state";
   io.note(
@@ -188,9 +193,7 @@ export async function serveLocally(options: DevOptions, io: CommandIO): Promise<
       "",
     ].join("\n"),
   );
-  // A table synced from another terminal (or rolled back) may name loopback endpoints this run has no origin for.
-  const follower = followTable(await gateway.miniflare.getKVNamespace(ROUTES_BINDING), loaded.edge.name, table, origins, io.note);
-  await untilStopped(gateway, follower, origins, io);
+  await stopped;
 }
 
 export const devCommand = command<DevOptions>({
