@@ -5,7 +5,9 @@
  * (nobody, when the tests run as root): `npx kedge init`, `npx kedge dev` serving the scaffolded project,
  * `npx wrangler deploy --dry-run` bundling it; every command answering `--help` with its own text; nothing
  * ever written inside node_modules; safe pushes refusing a schema error, a drop to nothing and a
- * placeholder KV namespace. Dependencies come from npm's cache or registry, as for any package.
+
+ * placeholder KV namespace; then `sync --remote`, `history --remote` and `rollback --remote` through the installed
+ * wrangler against a Cloudflare API stand-in, leaving KV as docs/storage.md says. Dependencies come from npm's cache or registry, as for any package.
  */
 import { execFileSync, type SpawnOptions, spawn, spawnSync } from "node:child_process";
 import {
@@ -25,6 +27,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { freePort, ROOT } from "./harness";
+import { startCloudflareApi } from "../support/cloudflare-api-stand-in";
 import { TOOLCHAINS, type Toolchain } from "../support/toolchains";
 
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -101,12 +104,14 @@ describe.each(TOOLCHAINS)(
       spawnSync(command, args, { cwd: app, env, encoding: "utf8", ...user, timeout: 60_000 });
     const npx = (...args: string[]) => run("npx", ["--no-install", ...args]);
     /** `run`, without blocking: several at once. */
-    const runAsync = (command: string, args: string[]) =>
-      new Promise<{ status: number | null; stdout: string }>((resolve) => {
-        const child = spawn(command, args, { cwd: app, env, ...user, timeout: 60_000 });
+    const runAsync = (command: string, args: string[], extraEnv: Record<string, string> = {}) =>
+      new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(command, args, { cwd: app, env: { ...env, ...extraEnv }, ...user, timeout: 60_000 });
         let stdout = "";
+        let stderr = "";
         child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-        child.on("close", (status) => resolve({ status, stdout }));
+        child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+        child.on("close", (status) => resolve({ status, stdout, stderr }));
       });
     let installed = "";
 
@@ -313,6 +318,70 @@ describe.each(TOOLCHAINS)(
         /^error: --remote: wrangler\.toml \[\[kv_namespaces\]\] ROUTES has id "REPLACE_WITH_ROUTES_NAMESPACE_ID", not a KV namespace id/,
       );
       expect(remote.stdout).toBe("");
+    });
+
+    it("pushes, lists and rolls back through this wrangler against a Cloudflare API stand-in: KV as docs/storage.md says", async ({ expect }) => {
+      const account = "c".repeat(32);
+      const namespace = "d".repeat(32);
+      const api = await startCloudflareApi({
+        accounts: { [account]: { name: "stranger", namespaces: [namespace] } },
+        tokens: { "deploy-token": { accounts: [account], kv: "edit" } },
+      });
+      const wranglerToml = join(app, "wrangler.toml");
+      const scaffolded = readFileSync(wranglerToml, "utf8");
+      // The README's deployment steps: the Worker's route for the hostname, the ROUTES namespace's id in place of
+      // init's placeholder.
+      writeFileSync(
+        wranglerToml,
+        `routes = [{ pattern = "app.example.com/*", zone_name = "example.com" }]\n${scaffolded.replace(/id = "REPLACE_WITH_ROUTES_NAMESPACE_ID"/, `id = "${namespace}"`)}`,
+      );
+      const credentials = { CLOUDFLARE_API_BASE_URL: api.url, CLOUDFLARE_API_TOKEN: "deploy-token", CLOUDFLARE_ACCOUNT_ID: account };
+      const kedge = (...args: string[]) => runAsync(join(app, "node_modules", ".bin", "kedge"), args, credentials);
+      const routeFile = join(app, "config", "clusters", "local", "app.yaml");
+      const left = readFileSync(routeFile, "utf8");
+      // The route file as `kedge init` writes it (the test above left it without its HTTPRoute), its endpoint
+      // moved from this machine to an address the edge reaches, as a deployment's is.
+      const route = readFileSync(join(ROOT, "scripts", "cli", "templates", "config", "clusters", "local", "app.yaml"), "utf8")
+        .replace('addresses: ["127.0.0.1"]', 'addresses: ["203.0.113.7"]');
+      expect(route).toContain("203.0.113.7");
+      writeFileSync(routeFile, route);
+      try {
+        const first = await kedge("sync", "--remote");
+        expect(first.status, first.stderr).toBe(0);
+        const v1 = new RegExp(`wrote table kedge@([0-9a-f]{20}) to remote KV namespace ${namespace}`).exec(first.stdout)?.[1];
+        expect(v1, first.stdout).toBeDefined();
+        // A second version: the route gains a rule for /api.
+        writeFileSync(
+          routeFile,
+          route.replace(
+            "    - backendRefs: [{ name: app, port: 80 }]",
+            "    - matches: [{ path: { type: PathPrefix, value: /api } }]\n      backendRefs: [{ name: app, port: 80 }]\n    - backendRefs: [{ name: app, port: 80 }]",
+          ),
+        );
+        expect(readFileSync(routeFile, "utf8")).not.toBe(route);
+        const second = await kedge("sync", "--remote");
+        expect(second.status, second.stderr).toBe(0);
+        const v2 = /wrote table kedge@([0-9a-f]{20})/.exec(second.stdout)?.[1];
+        expect(v2).toBeDefined();
+        expect(v2).not.toBe(v1);
+        const history = await kedge("history", "--remote");
+        expect(history.status, history.stderr).toBe(0);
+        expect(history.stdout).toMatch(new RegExp(`\\* ${v2}[\\s\\S]*${v1}`));
+        const rollback = await kedge("rollback", "--remote");
+        expect(rollback.status, rollback.stderr).toBe(0);
+        // docs/storage.md: one blob per version, the pointer, the history; no lease once the commands ended.
+        const kv = api.texts(namespace);
+        expect(Object.keys(kv)).toEqual([`table/kedge/${v1}`, `table/kedge/${v2}`, "table/kedge/current", "table/kedge/history"].sort());
+        expect(JSON.parse(kv["table/kedge/current"]!)).toMatchObject({ version: v1, schemaVersion: expect.any(Number), rolledBack: { from: v2 } });
+        const kept = (JSON.parse(kv["table/kedge/history"]!) as { version: string }[]).map((h) => h.version);
+        expect(kept).toEqual([v2, v1]);
+        expect(JSON.parse(kv[`table/kedge/${v2}`]!)).toMatchObject({ version: v2 });
+        expect(api.unknown).toEqual([]);
+      } finally {
+        writeFileSync(wranglerToml, scaffolded);
+        writeFileSync(routeFile, left);
+        await api.close();
+      }
     });
   },
 );
