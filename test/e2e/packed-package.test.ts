@@ -5,9 +5,9 @@
  * (nobody, when the tests run as root): `npx kedge init`, `npx kedge dev` serving the scaffolded project,
  * `npx wrangler deploy --dry-run` bundling it; every command answering `--help` with its own text; nothing
  * ever written inside node_modules; safe pushes refusing a schema error, a drop to nothing and a
-
- * placeholder KV namespace; then `sync --remote`, `history --remote` and `rollback --remote` through the installed
- * wrangler against a Cloudflare API stand-in, leaving KV as docs/storage.md says. Dependencies come from npm's cache or registry, as for any package.
+ * placeholder KV namespace; then `sync --remote`, `history --remote` and `rollback --remote` through the
+ * installed wrangler against a Cloudflare API stand-in, leaving KV as docs/storage.md says. Dependencies come
+ * from npm's cache or registry, as for any package.
  */
 import { execFileSync, type SpawnOptions, spawn, spawnSync } from "node:child_process";
 import {
