@@ -320,7 +320,9 @@ describe.each(TOOLCHAINS)(
       expect(remote.stdout).toBe("");
     });
 
-    it("pushes, lists and rolls back through this wrangler against a Cloudflare API stand-in: KV as docs/storage.md says", async ({ expect }) => {
+    it("pushes, lists and rolls back through this wrangler against a Cloudflare API stand-in: KV as docs/storage.md says", async ({
+      expect,
+    }) => {
       const account = "c".repeat(32);
       const namespace = "d".repeat(32);
       const api = await startCloudflareApi({
@@ -341,8 +343,10 @@ describe.each(TOOLCHAINS)(
       const left = readFileSync(routeFile, "utf8");
       // The route file as `kedge init` writes it (the test above left it without its HTTPRoute), its endpoint
       // moved from this machine to an address the edge reaches, as a deployment's is.
-      const route = readFileSync(join(ROOT, "scripts", "cli", "templates", "config", "clusters", "local", "app.yaml"), "utf8")
-        .replace('addresses: ["127.0.0.1"]', 'addresses: ["203.0.113.7"]');
+      const route = readFileSync(join(ROOT, "scripts", "cli", "templates", "config", "clusters", "local", "app.yaml"), "utf8").replace(
+        'addresses: ["127.0.0.1"]',
+        'addresses: ["203.0.113.7"]',
+      );
       expect(route).toContain("203.0.113.7");
       writeFileSync(routeFile, route);
       try {
@@ -372,7 +376,11 @@ describe.each(TOOLCHAINS)(
         // docs/storage.md: one blob per version, the pointer, the history; no lease once the commands ended.
         const kv = api.texts(namespace);
         expect(Object.keys(kv)).toEqual([`table/kedge/${v1}`, `table/kedge/${v2}`, "table/kedge/current", "table/kedge/history"].sort());
-        expect(JSON.parse(kv["table/kedge/current"]!)).toMatchObject({ version: v1, schemaVersion: expect.any(Number), rolledBack: { from: v2 } });
+        expect(JSON.parse(kv["table/kedge/current"]!)).toMatchObject({
+          version: v1,
+          schemaVersion: expect.any(Number),
+          rolledBack: { from: v2 },
+        });
         const kept = (JSON.parse(kv["table/kedge/history"]!) as { version: string }[]).map((h) => h.version);
         expect(kept).toEqual([v2, v1]);
         expect(JSON.parse(kv[`table/kedge/${v2}`]!)).toMatchObject({ version: v2 });

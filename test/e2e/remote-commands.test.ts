@@ -50,15 +50,16 @@ describe("--remote commands against a Cloudflare API stand-in, through real wran
     );
     return path;
   };
-  const kedge = (args: string[], token = "edit-token", id = NAMESPACE) =>
+  const kedge = (args: string[], token = "edit-token", id = NAMESPACE, account = ACCOUNT) =>
     runProcess(
       NODE,
       [RUN_BUNDLED, join(ROOT, "scripts/cli/main.ts"), ...args, "--config", ws.config, "--wrangler-config", wranglerToml(id)],
       {
         cwd: project,
-        env: { CLOUDFLARE_API_BASE_URL: api.url, CLOUDFLARE_API_TOKEN: token, CLOUDFLARE_ACCOUNT_ID: ACCOUNT },
+        env: { CLOUDFLARE_API_BASE_URL: api.url, CLOUDFLARE_API_TOKEN: token, CLOUDFLARE_ACCOUNT_ID: account },
       },
     );
+  const current = () => JSON.parse(api.texts(NAMESPACE)["table/kedge/current"]!) as { version: string; rolledBack?: { from: string } };
 
   beforeAll(async () => {
     api = await startCloudflareApi({
@@ -94,6 +95,51 @@ describe("--remote commands against a Cloudflare API stand-in, through real wran
     const status = await kedge(["status", "--remote"]);
     expect(status.code).toBe(0);
     expect(status.stdout).toContain(`table kedge@${version} in remote KV namespace ${NAMESPACE}`);
+  });
+
+  it("diffs, explains and rolls back what was pushed; a dry run writes nothing; a 503 from the API is retried", async ({ expect }) => {
+    const first = current().version;
+    const same = await kedge(["diff", "--remote"]);
+    expect(same.code, same.stderr).toBe(0);
+    // A second rule for /api: the diff against the served table says so (exit 1, as kubectl diff).
+    ws.write({
+      "clusters/c1/app.yaml": APP.replace(
+        "rules: [{ backendRefs:",
+        "rules: [{ matches: [{ path: { type: PathPrefix, value: /api } }], backendRefs: [{ name: web, port: 80 }] }, { backendRefs:",
+      ),
+    });
+    const changed = await kedge(["diff", "--remote"]);
+    expect(changed.code, changed.stderr).toBe(1);
+    expect(changed.stdout).toContain("/api");
+    const sync = await kedge(["sync", "--remote"]);
+    expect(sync.code, sync.stderr).toBe(0);
+    const second = current().version;
+    expect(second).not.toBe(first);
+    const explain = await kedge(["explain", "--remote", "--host", "shop.example.com", "--path", "/api/cart"]);
+    expect(explain.code, explain.stderr).toBe(0);
+    // The served table is the second version: its /api rule is the one chosen.
+    expect(explain.stdout).toContain("▶ c1/shop/web/rule/0/match/0: chosen");
+    expect(explain.stdout).toContain("c1/203.0.113.7:8080");
+    const dryRun = await kedge(["rollback", "--remote", "--dry-run"]);
+    expect(dryRun.code, dryRun.stderr).toBe(0);
+    expect(dryRun.stdout).toContain(first);
+    expect(current().version).toBe(second);
+    // The API answers the next two requests 503: the command retries them and goes on.
+    api.failNext(2, 503);
+    const rollback = await kedge(["rollback", "--remote"]);
+    expect(rollback.code, rollback.stderr).toBe(0);
+    expect(current()).toMatchObject({ version: first, rolledBack: { from: second } });
+    expect(api.requests.filter((r) => r.status === 503)).toHaveLength(2);
+    ws.write({ "clusters/c1/app.yaml": APP });
+  });
+
+  it("names an account the token does not reach, exit 2, before anything is written", async ({ expect }) => {
+    const before = JSON.stringify(api.texts(NAMESPACE));
+    const other = "b".repeat(32);
+    const mismatch = await kedge(["sync", "--remote"], "edit-token", NAMESPACE, other);
+    expect(mismatch.code).toBe(2);
+    expect(mismatch.stderr).toMatch(new RegExp(`^error: --remote: .*${other}`, "m"));
+    expect(JSON.stringify(api.texts(NAMESPACE))).toBe(before);
   });
 
   it("names a wrong namespace id, a wrong token and a token without KV Edit in one line each, exit 2", async ({ expect }) => {
