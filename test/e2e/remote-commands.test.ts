@@ -1,8 +1,10 @@
 /**
  * `--remote` commands through the real CLI and the real wrangler (`wrangler auth token`) against a local stand-in
- * of the Cloudflare API: a push, `history` and `status` leave and read what docs/storage.md describes; a wrong
- * namespace id, a wrong token and a token without KV Edit each exit 2 with one line naming the cause. The wrangler
- * run is the project's (`KEDGE_E2E_WRANGLER`, a wrangler package folder, to run this file against another).
+ * of the Cloudflare API: a push, `history` and `status` leave and read what docs/storage.md describes; `diff`,
+ * `explain` and `rollback` (and its dry run) read and move it, retrying a 503; an account the token does not
+ * reach, a wrong namespace id, a wrong token and a token without KV Edit each exit 2 with one line naming the
+ * cause. The wrangler run is the project's (`KEDGE_E2E_WRANGLER`, a wrangler package folder, to run this file
+ * against another); the packed-package test pushes from the tarball on both toolchains.
  */
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
