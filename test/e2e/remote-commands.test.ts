@@ -1,7 +1,8 @@
 /**
  * `--remote` commands through the real CLI and the real wrangler (`wrangler auth token`) against a local stand-in
  * of the Cloudflare API: a push, `history` and `status` leave and read what docs/storage.md describes; `diff`,
- * `explain` and `rollback` (and its dry run) read and move it, retrying a 503; an account the token does not
+ * `explain` and `rollback` (and its dry run) read and move it, retrying a 503; a sharded push, a canary of it
+ * and `promote` leave its shards and pointer as described there; an account the token does not
  * reach, a wrong namespace id, a wrong token and a token without KV Edit each exit 2 with one line naming the
  * cause. The wrangler run is the project's (`KEDGE_E2E_WRANGLER`, a wrangler package folder, to run this file
  * against another); the packed-package test pushes from the tarball on both toolchains.
@@ -132,6 +133,39 @@ describe("--remote commands against a Cloudflare API stand-in, through real wran
     expect(rollback.code, rollback.stderr).toBe(0);
     expect(current()).toMatchObject({ version: first, rolledBack: { from: second } });
     expect(api.requests.filter((r) => r.status === 503)).toHaveLength(2);
+    ws.write({ "clusters/c1/app.yaml": APP });
+  });
+
+  it("pushes a sharded table, then a canary of it, and promotes the canary", async ({ expect }) => {
+    // 40 more hostnames, one route each: with 1 KiB shards, the table is stored in shards by host.
+    const routes = Array.from(
+      { length: 40 },
+      (_, i) =>
+        `---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: { name: r${i}, namespace: shop }\nspec: { parentRefs: [{ name: gw }], hostnames: [h${i}.example.com], rules: [{ backendRefs: [{ name: web, port: 80 }] }] }\n`,
+    ).join("");
+    ws.write({ "clusters/c1/app.yaml": APP + routes });
+    const sharded = await kedge(["sync", "--remote", "--shard-size", "1KiB"]);
+    expect(sharded.code, sharded.stderr).toBe(0);
+    const version = current().version;
+    const shards = Object.keys(api.texts(NAMESPACE)).filter((k) => k.startsWith(`table/kedge/${version}/shard/`));
+    expect(shards.length).toBeGreaterThan(1);
+    const root = JSON.parse(api.texts(NAMESPACE)[`table/kedge/${version}`]!) as { version: string };
+    expect(root.version).toBe(version);
+    // A canary of a change: the pointer keeps the sharded version and names the new one beside it.
+    ws.write({ "clusters/c1/app.yaml": APP + routes.replace("h0.example.com", "h0.example.com, h0.example.net") });
+    const canary = await kedge(["sync", "--remote", "--shard-size", "1KiB", "--canary", "20"]);
+    expect(canary.code, canary.stderr).toBe(0);
+    const pointer = JSON.parse(api.texts(NAMESPACE)["table/kedge/current"]!) as {
+      version: string;
+      canary?: { version: string; percent: number };
+    };
+    expect(pointer.version).toBe(version);
+    expect(pointer.canary).toMatchObject({ percent: 20 });
+    const promote = await kedge(["promote", "--remote"]);
+    expect(promote.code, promote.stderr).toBe(0);
+    const promoted = JSON.parse(api.texts(NAMESPACE)["table/kedge/current"]!) as { version: string; canary?: unknown };
+    expect(promoted.version).toBe(pointer.canary!.version);
+    expect(promoted.canary).toBeUndefined();
     ws.write({ "clusters/c1/app.yaml": APP });
   });
 
