@@ -11,6 +11,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { type CloudflareApiStandIn, startCloudflareApi } from "../support/cloudflare-api-stand-in";
+import { edgeConfig, endpointSlice, gatewayAndRoute, service, yamlDocs } from "../support/manifests";
 import { ROOT, RUN_BUNDLED, runProcess, Workspace } from "./harness";
 
 const ACCOUNT = "a".repeat(32);
@@ -18,28 +19,15 @@ const NAMESPACE = "1".repeat(32);
 const WRANGLER = process.env.KEDGE_E2E_WRANGLER ?? join(ROOT, "node_modules", "wrangler");
 const NODE = process.env.KEDGE_E2E_NODE ?? process.execPath;
 
-const APP = `apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: { name: gw, namespace: shop }
-spec: { gatewayClassName: kedge, listeners: [{ name: http, protocol: HTTP, port: 80 }] }
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: { name: web, namespace: shop }
-spec: { parentRefs: [{ name: gw }], hostnames: [shop.example.com], rules: [{ backendRefs: [{ name: web, port: 80 }] }] }
----
-apiVersion: v1
-kind: Service
-metadata: { name: web, namespace: shop }
-spec: { ports: [{ name: http, port: 80 }] }
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: { name: web-1, namespace: shop, labels: { kubernetes.io/service-name: web } }
-addressType: IPv4
-ports: [{ name: http, port: 8080 }]
-endpoints: [{ addresses: ["203.0.113.7"], conditions: { ready: true } }]
-`;
+const WEB_RULE = "    - backendRefs: [{ name: web, port: 80 }]";
+/** The shop's route `web` on shop.example.com, with these rules (YAML indented by 4), its Service and one endpoint. */
+const app = (rules = WEB_RULE) =>
+  yamlDocs(
+    gatewayAndRoute({ namespace: "shop", routeHostnames: ["shop.example.com"], rules }),
+    service("web", "shop", 80),
+    endpointSlice({ service: "web", name: "web-1", namespace: "shop", port: 8080, addresses: ["203.0.113.7"] }),
+  );
+const APP = app();
 
 describe("--remote commands against a Cloudflare API stand-in, through real wrangler", { timeout: 120_000 }, () => {
   const ws = new Workspace();
@@ -62,7 +50,13 @@ describe("--remote commands against a Cloudflare API stand-in, through real wran
         env: { CLOUDFLARE_API_BASE_URL: api.url, CLOUDFLARE_API_TOKEN: token, CLOUDFLARE_ACCOUNT_ID: account },
       },
     );
-  const current = () => JSON.parse(api.texts(NAMESPACE)["table/kedge/current"]!) as { version: string; rolledBack?: { from: string } };
+  /** The pointer the stand-in's KV holds now. */
+  const current = () =>
+    JSON.parse(api.texts(NAMESPACE)["table/kedge/current"]!) as {
+      version: string;
+      rolledBack?: { from: string };
+      canary?: { version: string; percent: number };
+    };
 
   beforeAll(async () => {
     api = await startCloudflareApi({
@@ -72,8 +66,7 @@ describe("--remote commands against a Cloudflare API stand-in, through real wran
     mkdirSync(join(project, "node_modules"), { recursive: true });
     symlinkSync(WRANGLER, join(project, "node_modules", "wrangler"));
     ws.write({
-      "kedge.yaml":
-        "apiVersion: kedge.dev/v1alpha1\nkind: EdgeConfig\nmetadata: { name: kedge }\nspec: { gatewayClassName: kedge, clusters: [{ name: c1 }] }\n",
+      "kedge.yaml": edgeConfig("kedge"),
       "clusters/c1/app.yaml": APP,
     });
   });
@@ -106,9 +99,8 @@ describe("--remote commands against a Cloudflare API stand-in, through real wran
     expect(same.code, same.stderr).toBe(0);
     // A second rule for /api: the diff against the served table says so (exit 1, as kubectl diff).
     ws.write({
-      "clusters/c1/app.yaml": APP.replace(
-        "rules: [{ backendRefs:",
-        "rules: [{ matches: [{ path: { type: PathPrefix, value: /api } }], backendRefs: [{ name: web, port: 80 }] }, { backendRefs:",
+      "clusters/c1/app.yaml": app(
+        `    - matches: [{ path: { type: PathPrefix, value: /api } }]\n      backendRefs: [{ name: web, port: 80 }]\n${WEB_RULE}`,
       ),
     });
     const changed = await kedge(["diff", "--remote"]);
@@ -155,15 +147,12 @@ describe("--remote commands against a Cloudflare API stand-in, through real wran
     ws.write({ "clusters/c1/app.yaml": APP + routes.replace("h0.example.com", "h0.example.com, h0.example.net") });
     const canary = await kedge(["sync", "--remote", "--shard-size", "1KiB", "--canary", "20"]);
     expect(canary.code, canary.stderr).toBe(0);
-    const pointer = JSON.parse(api.texts(NAMESPACE)["table/kedge/current"]!) as {
-      version: string;
-      canary?: { version: string; percent: number };
-    };
+    const pointer = current();
     expect(pointer.version).toBe(version);
     expect(pointer.canary).toMatchObject({ percent: 20 });
     const promote = await kedge(["promote", "--remote"]);
     expect(promote.code, promote.stderr).toBe(0);
-    const promoted = JSON.parse(api.texts(NAMESPACE)["table/kedge/current"]!) as { version: string; canary?: unknown };
+    const promoted = current();
     expect(promoted.version).toBe(pointer.canary!.version);
     expect(promoted.canary).toBeUndefined();
     ws.write({ "clusters/c1/app.yaml": APP });
